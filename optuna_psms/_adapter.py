@@ -1,0 +1,563 @@
+"""The shared Optuna adapter of every population sampler in this package.
+
+:class:`PopulationSampler` turns a study into what an algorithm core
+(:class:`~optuna_psms.core.base.Strategy`) understands and back:
+
+Search space
+    The union of every parameter any trial of the study has suggested (single-value
+    distributions excluded), sorted by name, each parameter one coordinate of the unit box
+    (:mod:`optuna_psms._space`). A parameter that is not suggested by a trial (a conditional
+    branch not taken) keeps its coordinate in that trial's vector: this is the fixed-length
+    representation of PSMS. A parameter that first appears mid-study extends every vector;
+    the coordinate a vector lacks is filled with a uniform draw fixed by ``(seed, trial number,
+    name)``, the same draw the trial used if it sampled that parameter itself. When a
+    parameter's range changes, coordinates are kept and decoded into the new range.
+
+State
+    Everything is re-derived from the study's trials: parameters, values, states and one
+    JSON record per trial (system attrs ``psms:rec*``, :mod:`optuna_psms._records`) holding
+    the algorithm tag, seed, run, member, generation, the full encoded vector and any further
+    per-dimension vector (the velocity for PSO). An in-process cache reads only the trials
+    that are new or were unfinished at the last look, so a trial costs
+    ``O(population x dimensions)`` and not ``O(number of trials)``. The cache is rebuilt from
+    the records whenever the space grows.
+
+Determinism
+    Every random draw of trial ``n`` derives from ``(seed, n)``. A strategy's state is a
+    function of the set of records it has seen, so a fresh process with a fresh sampler
+    continues a stopped study exactly as an uninterrupted run would have. With ``seed=None`` a
+    sampler adopts the seed recorded by the study's earliest record, if any.
+
+Failures
+    A failed, pruned, NaN or infinite trial has loss ``inf`` (the worst value) and never
+    raises inside the sampler; what that means for a member is the strategy's business (all
+    strategies here leave the member's state as it was before the failed trial).
+
+Enqueued trials
+    A trial created by :meth:`~optuna.study.Study.enqueue_trial` is asked like any other
+    trial (in :meth:`before_trial`), and its fixed parameters overwrite the proposed
+    coordinates, so the enqueued point joins the population as that member's position.
+
+Convergence
+    A strategy may report convergence. ``on_converged="restart"`` starts a new run (a fresh
+    strategy from trial ``n`` on, its run index recorded in each record), ``"stop"`` calls
+    :meth:`~optuna.study.Study.stop` (ignored under ask-and-tell) and keeps proposing from the
+    converged run. The trial that detects convergence gets the user attrs
+    ``psms:converged_run``, ``psms:run_trials`` and ``psms:pfc`` (trials the run used divided by
+    the budget the algorithm is designed for: the PFC figure of Rojas-Dominguez et al.).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+import math
+import secrets
+import threading
+from typing import Any
+
+import numpy as np
+import optuna
+from optuna.distributions import BaseDistribution
+from optuna.samplers import BaseSampler
+from optuna.study import Study
+from optuna.study import StudyDirection
+from optuna.trial import FrozenTrial
+from optuna.trial import TrialState
+
+from optuna_psms import _compat
+from optuna_psms import _records
+from optuna_psms import _space
+from optuna_psms.core.base import Dim
+from optuna_psms.core.base import Proposal
+from optuna_psms.core.base import Record
+from optuna_psms.core.base import Strategy
+from optuna_psms.core.rng import hash_uniform
+from optuna_psms.core.rng import trial_rng
+
+_logger = optuna.logging.get_logger(__name__)
+
+#: Version of the record layout written by this package.
+RECORD_VERSION = 1
+#: Decimals kept in stored vectors; values are rounded before use, so a re-read is exact.
+_DECIMALS = 12
+#: Foreign trials (no record of ours) fill missing coordinates with this seed.
+_FOREIGN_SEED = 0
+_ON_CONVERGED = ("restart", "stop")
+
+
+@dataclass
+class _Parsed:
+    """A trial reduced to what the adapter needs (kept to rebuild records)."""
+
+    number: int
+    loss: float | None
+    params: dict[str, Any]
+    distributions: dict[str, BaseDistribution]
+    fixed: dict[str, Any]
+    rec: dict[str, Any] | None
+
+
+@dataclass
+class _Asked:
+    """What the sampler decided for a trial of this process (for ``sample_independent``)."""
+
+    seed: int
+    number: int
+    coords: dict[str, float]
+
+
+class _StudyCache:
+    def __init__(self) -> None:
+        self.next_number = 0
+        self.pending: dict[int, int] = {}  # number -> trial id, unfinished when last read
+        self.names: list[str] = []
+        self.dims: tuple[Dim, ...] = ()
+        self.index: dict[str, int] = {}
+        self.run_counts: dict[int, int] = {}  # finished trials of ours per run
+        self.dists: dict[str, BaseDistribution] = {}
+        self.dist_number: dict[str, int] = {}
+        self.parsed: dict[int, _Parsed] = {}
+        self.records: dict[int, Record] = {}
+        self.run_starts: dict[int, int] = {}
+        self.strategies: dict[int, Strategy] = {}
+        self.adopted_seed: int | None = None
+        self.sign = 1.0
+        self.asked: OrderedDict[int, _Asked] = OrderedDict()
+        self.stop_logged = False
+
+    @property
+    def current_run(self) -> int:
+        return max(self.run_starts) if self.run_starts else 0
+
+
+class PopulationSampler(BaseSampler, abc.ABC):
+    """Base class of the population samplers: storage-backed, reproducible, concurrent.
+
+    Subclasses provide :meth:`_make_strategy` (and usually nothing else). See the module
+    documentation for the search-space, storage, determinism and failure rules.
+
+    Args:
+        seed: Seed of every random draw (with the trial number). ``None`` adopts the seed
+            recorded in the study, or draws a fresh one.
+        record_user_attrs: Write ``psms:*`` user attrs (member, iteration, ...) that
+            optuna-dashboard shows with each trial.
+        on_converged: ``"restart"`` or ``"stop"``; only used by strategies that converge.
+    """
+
+    #: Algorithm tag written into every record; records with another tag are foreign.
+    algorithm: str = ""
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        record_user_attrs: bool = True,
+        on_converged: str = "restart",
+    ) -> None:
+        if seed is not None and (not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}.")
+        if on_converged not in _ON_CONVERGED:
+            raise ValueError(f"on_converged must be one of {_ON_CONVERGED}, got {on_converged!r}.")
+        self._seed = None if seed is None else int(seed)
+        self._fallback_seed = secrets.randbits(31)
+        self._record_user_attrs = bool(record_user_attrs)
+        self._on_converged = on_converged
+        self._lock = threading.RLock()
+        self._caches: dict[tuple[int, int], _StudyCache] = {}
+
+    # ------------------------------------------------------------------ subclass hooks
+    @abc.abstractmethod
+    def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy:
+        """A fresh strategy for a run over ``dims`` (one per coordinate) from ``run_start``."""
+
+    def _pad_vector(self, key: str, u: np.ndarray) -> np.ndarray:
+        """Components of vector ``key`` a record lacks, from uniform draws ``u``.
+
+        A record lacks a component when its parameter appeared after the trial was asked.
+        The draws are fixed by ``(seed, trial number, key:name)``. Default: zeros.
+        """
+        return np.zeros_like(u)
+
+    # ------------------------------------------------------------------ Optuna API
+    def reseed_rng(self) -> None:
+        """No-op: draws derive from ``(seed, trial number)``, so threads never share a stream."""
+
+    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        self._raise_error_if_multi_objective(study)
+        with self._lock:
+            self._ensure_asked(study, trial)
+
+    def infer_relative_search_space(
+        self, study: Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        self._raise_error_if_multi_objective(study)
+        with self._lock:
+            cache = self._cache(study)
+            if _compat.trial_id(trial) not in cache.asked:  # before_trial synced already
+                cache = self._sync(study)
+            return {name: cache.dists[name] for name in cache.names}
+
+    def sample_relative(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        self._raise_error_if_multi_objective(study)
+        if not search_space:
+            with self._lock:
+                self._ensure_asked(study, trial)
+            return {}
+        with self._lock:
+            asked = self._ensure_asked(study, trial)
+            coords = self._coords(asked, list(search_space))
+        return {
+            name: _space.decode(u, dist)
+            for (name, dist), u in zip(search_space.items(), coords)
+            if not dist.single()
+        }
+
+    def sample_independent(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
+    ) -> Any:
+        self._raise_error_if_multi_objective(study)
+        with self._lock:
+            asked = self._ensure_asked(study, trial)
+            (u,) = self._coords(asked, [param_name])
+        return _space.decode(u, param_distribution)
+
+    def after_trial(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        state: TrialState,
+        values: Sequence[float] | None,
+    ) -> None:
+        with self._lock:
+            cache = self._caches.get(self._key(study))
+            if cache is not None:
+                cache.asked.pop(_compat.trial_id(trial), None)
+
+    # ------------------------------------------------------------------ internals
+    @staticmethod
+    def _key(study: Study) -> tuple[int, int]:
+        storage, study_id = _compat.storage_of(study)
+        return id(storage), study_id
+
+    def _seed_for(self, cache: _StudyCache) -> int:
+        if self._seed is not None:
+            return self._seed
+        if cache.adopted_seed is not None:
+            return cache.adopted_seed
+        return self._fallback_seed
+
+    @staticmethod
+    def _coords(asked: _Asked, names: list[str]) -> list[float]:
+        missing = [n for n in names if n not in asked.coords]
+        if missing:
+            fill = hash_uniform(asked.seed, asked.number, missing)
+            extra = dict(zip(missing, (float(u) for u in fill)))
+        else:
+            extra = {}
+        return [asked.coords[n] if n in asked.coords else extra[n] for n in names]
+
+    def _cache(self, study: Study) -> _StudyCache:
+        key = self._key(study)
+        cache = self._caches.get(key)
+        if cache is None:
+            cache = _StudyCache()
+            cache.sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
+            self._caches[key] = cache
+        return cache
+
+    def _loss(self, cache: _StudyCache, trial: FrozenTrial) -> float | None:
+        if not trial.state.is_finished():
+            return None
+        if trial.state != TrialState.COMPLETE or trial.value is None:
+            return math.inf
+        value = cache.sign * float(trial.value)
+        return value if math.isfinite(value) else math.inf
+
+    def _parse(self, cache: _StudyCache, trial: FrozenTrial) -> _Parsed:
+        rec = _records.load(trial.system_attrs)
+        if rec is not None and (
+            rec.get("a") != self.algorithm or rec.get("ver") != RECORD_VERSION
+        ):
+            rec = None
+        return _Parsed(
+            number=trial.number,
+            loss=self._loss(cache, trial),
+            params=dict(trial.params),
+            distributions=dict(trial.distributions),
+            fixed=_compat.fixed_params(trial),
+            rec=rec,
+        )
+
+    def _sync(self, study: Study) -> _StudyCache:
+        """Bring the cache up to date with storage (new and previously unfinished trials)."""
+        cache = self._cache(study)
+        trials, cache.next_number = _compat.fetch_changed_trials(
+            study, cache.next_number, list(cache.pending.values())
+        )
+        changed: list[_Parsed] = []
+        new_names = dims_changed = False
+        for trial in sorted(trials, key=lambda t: t.number):
+            if trial.number in cache.parsed and cache.parsed[trial.number].loss is not None:
+                continue  # finished trials never change
+            if not trial.state.is_finished():
+                cache.pending[trial.number] = _compat.trial_id(trial)
+            else:
+                cache.pending.pop(trial.number, None)
+            parsed = self._parse(cache, trial)
+            for name, dist in parsed.distributions.items():
+                if dist.single():
+                    continue
+                if name not in cache.dists:
+                    new_names = True
+                if cache.dist_number.get(name, -1) <= parsed.number:
+                    if name in cache.dists and cache.dists[name] != dist:
+                        dims_changed = True
+                    cache.dists[name] = dist
+                    cache.dist_number[name] = parsed.number
+            if parsed.loss is None and parsed.rec is None:
+                continue  # running without a record yet: look again later
+            cache.parsed[parsed.number] = parsed
+            changed.append(parsed)
+        if cache.adopted_seed is None:
+            seeds = [p for p in changed if p.rec is not None]
+            if seeds:
+                rec = min(seeds, key=lambda p: p.number).rec
+                assert rec is not None
+                cache.adopted_seed = int(rec.get("s", 0))
+        if new_names:
+            self._rebuild(cache)
+        else:
+            if dims_changed:
+                # Coordinates are relative to the range, so records stay valid; strategies
+                # only learn the new grids (a replay here would cost O(trials)).
+                cache.dims = tuple(_space.dim_of(n, cache.dists[n]) for n in cache.names)
+                for strategy in cache.strategies.values():
+                    strategy.dims = cache.dims
+            self._register_runs(cache, changed)
+            for parsed in changed:
+                self._tell(cache, parsed)
+        return cache
+
+    def _register_runs(self, cache: _StudyCache, parsed: list[_Parsed]) -> None:
+        for p in parsed:
+            if p.rec is None:
+                continue
+            run, start = int(p.rec.get("r", 0)), int(p.rec.get("rs", 0))
+            if run not in cache.run_starts or start < cache.run_starts[run]:
+                cache.run_starts[run] = start
+
+    def _rebuild(self, cache: _StudyCache) -> None:
+        """Re-align every record with the (grown) space and replay it into fresh strategies."""
+        cache.names = sorted(cache.dists)
+        cache.dims = tuple(_space.dim_of(n, cache.dists[n]) for n in cache.names)
+        cache.index = {n: i for i, n in enumerate(cache.names)}
+        cache.records.clear()
+        cache.strategies.clear()
+        cache.run_counts.clear()
+        ordered = [cache.parsed[k] for k in sorted(cache.parsed)]
+        self._register_runs(cache, ordered)
+        for parsed in ordered:
+            self._tell(cache, parsed)
+
+    def _strategy(self, cache: _StudyCache, run: int) -> Strategy:
+        strategy = cache.strategies.get(run)
+        if strategy is None:
+            start = cache.run_starts.get(run, 0)
+            strategy = self._make_strategy(cache.dims, start)
+            cache.strategies[run] = strategy
+        return strategy
+
+    def _run_of_foreign(self, cache: _StudyCache, number: int) -> int:
+        runs = [r for r, s in cache.run_starts.items() if s <= number]
+        return max(runs) if runs else 0
+
+    def _record(self, cache: _StudyCache, parsed: _Parsed) -> Record:
+        names = cache.names
+        rec = parsed.rec
+        if rec is not None:
+            stored = rec.get("x", {})
+            x = np.empty(len(names))
+            missing: list[int] = []
+            for i, name in enumerate(names):
+                u = stored.get(name)
+                if u is None:
+                    missing.append(i)
+                else:
+                    x[i] = u
+            self._fill(x, missing, names, parsed, int(rec.get("s", 0)))
+            vectors = {}
+            seed = int(rec.get("s", 0))
+            for key, values in rec.get("vec", {}).items():
+                vec = np.array([float(values.get(n, math.nan)) for n in names])
+                gaps = np.flatnonzero(np.isnan(vec))
+                if gaps.size:
+                    u = hash_uniform(seed, parsed.number, [f"{key}:{names[i]}" for i in gaps])
+                    vec[gaps] = self._pad_vector(key, u)
+                vectors[key] = vec
+            return Record(
+                number=parsed.number,
+                member=int(rec.get("m", -1)),
+                generation=int(rec.get("g", -1)),
+                x=x,
+                vectors=vectors,
+                info=dict(rec.get("info", {})),
+                loss=parsed.loss,
+                ours=True,
+            )
+        x = np.empty(len(names))
+        self._fill(x, list(range(len(names))), names, parsed, _FOREIGN_SEED)
+        return Record(parsed.number, -1, -1, x, loss=parsed.loss, ours=False)
+
+    @staticmethod
+    def _fill(
+        x: np.ndarray, missing: list[int], names: list[str], parsed: _Parsed, seed: int
+    ) -> None:
+        """Fill missing coordinates: fixed or (for foreign trials) suggested values, else hash."""
+        rest: list[int] = []
+        for i in missing:
+            name = names[i]
+            source = parsed.fixed if parsed.rec is not None else parsed.params
+            if name in source and name in parsed.distributions:
+                try:
+                    x[i] = _space.encode(source[name], parsed.distributions[name])
+                    continue
+                except (ValueError, TypeError):
+                    pass
+            rest.append(i)
+        if rest:
+            x[rest] = hash_uniform(seed, parsed.number, [names[i] for i in rest])
+
+    def _tell(self, cache: _StudyCache, parsed: _Parsed) -> None:
+        record = self._record(cache, parsed)
+        cache.records[parsed.number] = record
+        if parsed.rec is not None:
+            run = int(parsed.rec.get("r", 0))
+        else:
+            run = self._run_of_foreign(cache, parsed.number)
+        if record.ours and record.finished:
+            cache.run_counts[run] = cache.run_counts.get(run, 0) + 1
+        try:
+            self._strategy(cache, run).tell(record)
+        except Exception:  # a strategy bug must not lose the study: log and carry on
+            _logger.exception("Strategy failed to take trial %d into account.", parsed.number)
+
+    def _ensure_asked(self, study: Study, trial: FrozenTrial) -> _Asked:
+        cache = self._cache(study)
+        tid = _compat.trial_id(trial)
+        asked = cache.asked.get(tid)
+        if asked is not None:
+            return asked
+        cache = self._sync(study)
+        parsed = cache.parsed.get(trial.number)
+        if parsed is not None and parsed.rec is not None:
+            # Already asked (by another process or before a restart of this one).
+            rec = parsed.rec
+            asked = _Asked(int(rec.get("s", 0)), trial.number, dict(rec.get("x", {})))
+        else:
+            asked = self._ask(study, cache, trial)
+        cache.asked[tid] = asked
+        while len(cache.asked) > 4096:
+            cache.asked.popitem(last=False)
+        return asked
+
+    def _ask(self, study: Study, cache: _StudyCache, trial: FrozenTrial) -> _Asked:
+        seed = self._seed_for(cache)
+        number = trial.number
+        run = cache.current_run
+        strategy = self._strategy(cache, run)
+        user_attrs: dict[str, Any] = {}
+        if strategy.converged() and self._on_converged == "stop" and cache.stop_logged:
+            _compat.stop_optimize(study)
+        elif strategy.converged():
+            n_run = cache.run_counts.get(run, 0)
+            budget = strategy.budget()
+            user_attrs["psms:converged_run"] = run
+            user_attrs["psms:run_trials"] = n_run
+            if budget:
+                user_attrs["psms:pfc"] = round(n_run / budget, 6)
+            if self._on_converged == "restart":
+                run += 1
+                cache.run_starts[run] = number
+                strategy = self._strategy(cache, run)
+                _logger.info(
+                    "%s: run %d converged after %d trials; restarting at trial %d.",
+                    type(self).__name__,
+                    run - 1,
+                    n_run,
+                    number,
+                )
+            else:
+                stopped = _compat.stop_optimize(study)
+                if not cache.stop_logged:
+                    _logger.info(
+                        "%s: run %d converged after %d trials; %s",
+                        type(self).__name__,
+                        run,
+                        n_run,
+                        "stopping the study." if stopped else "ask/tell study continues.",
+                    )
+                    cache.stop_logged = True
+        rng = trial_rng(seed, number)
+        try:
+            proposal = strategy.ask(number, rng)
+            x = np.asarray(proposal.x, dtype=float)
+            if x.shape != (len(cache.names),) or not np.all(np.isfinite(x)):
+                raise ValueError(f"bad proposal shape/values {x.shape}")
+        except Exception:  # never break a study: fall back to a uniform point
+            _logger.exception("Strategy failed to propose trial %d; sampling uniformly.", number)
+            proposal = Proposal(rng.uniform(size=len(cache.names)), -1, -1)
+            x = proposal.x
+        x = np.round(np.clip(x, 0.0, 1.0), _DECIMALS)
+        for name, value in _compat.fixed_params(trial).items():
+            i = cache.index.get(name)
+            if i is not None:
+                try:
+                    x[i] = _space.encode(value, cache.dists[name])
+                except (ValueError, TypeError):
+                    pass
+        names = cache.names
+        vectors = {
+            k: np.round(np.nan_to_num(np.asarray(v, dtype=float)), _DECIMALS)
+            for k, v in proposal.vectors.items()
+        }
+        info = dict(proposal.info)
+        if run:
+            info["run"] = run
+        coords = dict(zip(names, (float(u) for u in x)))
+        rec: dict[str, Any] = {
+            "ver": RECORD_VERSION,
+            "a": self.algorithm,
+            "s": seed,
+            "r": run,
+            "rs": cache.run_starts.get(run, 0),
+            "m": int(proposal.member),
+            "g": int(proposal.generation),
+            "x": coords,
+            "vec": {k: dict(zip(names, (float(u) for u in v))) for k, v in vectors.items()},
+            "info": info,
+        }
+        try:
+            _compat.set_system_attrs(study, trial, _records.dump(rec))
+            if self._record_user_attrs:
+                user_attrs.update({f"psms:{k}": v for k, v in proposal.display.items()})
+                if run:
+                    user_attrs["psms:run"] = run
+            if user_attrs:
+                _compat.set_user_attrs(study, trial, user_attrs)
+        except Exception:
+            _logger.exception("Could not store the sampler record of trial %d.", number)
+        parsed = _Parsed(number, None, {}, {}, _compat.fixed_params(trial), rec)
+        cache.parsed[number] = parsed
+        cache.pending[number] = _compat.trial_id(trial)
+        self._register_runs(cache, [parsed])
+        self._tell(cache, parsed)
+        return _Asked(seed, number, coords)

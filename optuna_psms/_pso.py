@@ -1,0 +1,128 @@
+"""``PSOSampler``: particle swarm model selection (PSMS) as an Optuna sampler."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from optuna_psms._adapter import PopulationSampler
+from optuna_psms.core.base import Dim
+from optuna_psms.core.pso import PSOStrategy
+
+_TOPOLOGIES = ("global", "ring")
+
+
+class PSOSampler(PopulationSampler):
+    """Particle swarm optimisation as in PSMS (Escalante, Montes & Sucar, JMLR 2009).
+
+    Every parameter the study suggests is one dimension of each particle's position in the
+    unit box (categorical choices included, as in PSMS), so one swarm searches over a whole
+    conditional space: the coordinates of a branch a particle does not take keep moving.
+    The defaults are the paper's: 5 particles, ``c1 = c2 = 2``, adaptive inertia
+    ``W = (1.2, 0.5, 0.4)`` laid out over 50 iterations (after which ``W`` stays at 0.4 and
+    the swarm keeps flying for as many trials as the study runs).
+
+    **Trial assignment.** Trial ``n`` drives particle ``n % swarm_size`` at iteration
+    ``n // swarm_size``, whatever the number of workers: every (particle, iteration) pair is
+    evaluated exactly once and no particle skips an iteration. At iteration 0 a particle
+    starts at a uniform random position with a uniform random velocity in
+    ``[-v_max, v_max]``. Afterwards it moves from its latest trial that has not failed: if
+    that trial is still running (other workers), its position and velocity are used and the
+    fitness joins later, which makes the swarm asynchronous under concurrency.
+
+    **Bests.** The personal best is the particle's best finished trial. The global best used
+    at iteration ``t`` is the best finished trial of iterations ``< t`` (the paper's
+    synchronous update; trials the sampler did not create, e.g. from ``add_trial``, count as
+    well). With ``topology="ring"`` the social term uses the best personal best among
+    particles ``i - 1, i, i + 1``.
+
+    **Velocity and walls.** Velocities are clamped to ``[-v_max, v_max]`` (fraction of the
+    unit range; default 0.5). A coordinate that would leave the box stops on the wall and
+    that velocity component is set to zero (absorbing walls).
+
+    **Failures.** A failed, pruned, NaN or infinite trial counts as the worst value and the
+    particle continues from its state before that trial (with fresh random draws).
+
+    Storage, reproducibility, conditional and new parameters, concurrency and enqueued
+    trials follow :class:`~optuna_psms._adapter.PopulationSampler`. Each trial carries the user
+    attrs ``psms:particle`` and ``psms:iteration`` (``record_user_attrs=False`` turns them off).
+
+    Example:
+
+        .. testcode::
+
+            import optuna
+            from optuna_psms import PSOSampler
+
+
+            def objective(trial):
+                x = trial.suggest_float("x", -5, 5)
+                y = trial.suggest_int("y", -5, 5)
+                return x**2 + y**2
+
+
+            study = optuna.create_study(sampler=PSOSampler(seed=0))
+            study.optimize(objective, n_trials=100)
+            assert study.best_value < 1.0
+
+    Args:
+        swarm_size: Number of particles ``m``.
+        c1: Weight of the personal best.
+        c2: Weight of the global (or neighbourhood) best.
+        inertia: ``(w_start, w_fraction, w_end)``: the inertia starts at ``w_start``, falls
+            linearly during the first ``w_fraction * n_iterations`` iterations and then stays
+            at ``w_end``.
+        n_iterations: Iterations the inertia schedule is laid out over (the paper's ``I``).
+        v_max: Velocity clamp as a fraction of each coordinate's range, in ``(0, 1]``.
+        topology: ``"global"`` (the paper's fully connected swarm) or ``"ring"``.
+        seed: Seed of every random draw (with the trial number).
+        record_user_attrs: Write ``psms:particle`` and ``psms:iteration`` user attrs.
+    """
+
+    algorithm = "pso"
+
+    def __init__(
+        self,
+        *,
+        swarm_size: int = 5,
+        c1: float = 2.0,
+        c2: float = 2.0,
+        inertia: tuple[float, float, float] = (1.2, 0.5, 0.4),
+        n_iterations: int = 50,
+        v_max: float = 0.5,
+        topology: str = "global",
+        seed: int | None = None,
+        record_user_attrs: bool = True,
+    ) -> None:
+        if not isinstance(swarm_size, int) or swarm_size < 1:
+            raise ValueError(f"swarm_size must be a positive integer, got {swarm_size!r}.")
+        if c1 < 0 or c2 < 0:
+            raise ValueError(f"c1 and c2 must be non-negative, got c1={c1!r}, c2={c2!r}.")
+        if len(inertia) != 3:
+            raise ValueError(f"inertia must be (w_start, w_fraction, w_end), got {inertia!r}.")
+        if not 0.0 <= inertia[1] <= 1.0:
+            raise ValueError(f"inertia w_fraction must be in [0, 1], got {inertia[1]!r}.")
+        if not isinstance(n_iterations, int) or n_iterations < 1:
+            raise ValueError(f"n_iterations must be a positive integer, got {n_iterations!r}.")
+        if not 0.0 < v_max <= 1.0:
+            raise ValueError(f"v_max must be in (0, 1], got {v_max!r}.")
+        if topology not in _TOPOLOGIES:
+            raise ValueError(f"topology must be one of {_TOPOLOGIES}, got {topology!r}.")
+        super().__init__(seed=seed, record_user_attrs=record_user_attrs)
+        self._params = dict(
+            swarm_size=swarm_size,
+            c1=float(c1),
+            c2=float(c2),
+            inertia=(float(inertia[0]), float(inertia[1]), float(inertia[2])),
+            n_iterations=n_iterations,
+            v_max=float(v_max),
+            topology=topology,
+        )
+
+    def _pad_vector(self, key: str, u: np.ndarray) -> np.ndarray:
+        # A velocity component of a parameter that appeared later starts like a fresh
+        # particle's: uniform in [-v_max, v_max].
+        v_max = float(self._params["v_max"])  # type: ignore[arg-type]
+        return (2.0 * u - 1.0) * v_max
+
+    def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> PSOStrategy:
+        return PSOStrategy(len(dims), run_start, dims=dims, **self._params)  # type: ignore[arg-type]

@@ -1,0 +1,112 @@
+"""Encoding of Optuna distributions into the unit interval and back.
+
+Every parameter is one coordinate ``u`` in ``[0, 1]``:
+
+* float: linear in ``[low, high]``; ``log=True``: linear in ``[log low, log high]``;
+* float with ``step`` and int (with or without ``step``): the ``K`` grid values split
+  ``[0, 1]`` into ``K`` equal cells, ``u`` decodes to the value of its cell;
+* int with ``log=True``: linear in ``[log(low - 0.5), log(high + 0.5)]``, rounded;
+* categorical with ``K`` choices: cell ``floor(u * K)`` (the PSMS representation of a
+  choice as a continuous dimension).
+
+Decoding always returns a value inside the distribution, as a Python ``float``/``int`` or
+the categorical choice itself. Encoding a discrete value returns the centre of its cell.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from optuna.distributions import BaseDistribution
+from optuna.distributions import CategoricalDistribution
+from optuna.distributions import FloatDistribution
+from optuna.distributions import IntDistribution
+
+from optuna_psms.core.base import Dim
+
+
+def n_cells(dist: BaseDistribution) -> int | None:
+    """Number of distinct values of a discrete distribution, ``None`` for a continuous one."""
+    if isinstance(dist, CategoricalDistribution):
+        return len(dist.choices)
+    if isinstance(dist, IntDistribution) and not dist.log:
+        return (dist.high - dist.low) // dist.step + 1
+    if isinstance(dist, FloatDistribution) and dist.step is not None:
+        return int(round((dist.high - dist.low) / dist.step)) + 1
+    return None
+
+
+def _cell(u: float, k: int) -> int:
+    return min(max(int(math.floor(u * k)), 0), k - 1)
+
+
+def decode(u: float, dist: BaseDistribution) -> Any:
+    """Map ``u`` in ``[0, 1]`` (clipped) to a value of ``dist``."""
+    u = min(max(float(u), 0.0), 1.0)
+    if isinstance(dist, CategoricalDistribution):
+        return dist.choices[_cell(u, len(dist.choices))]
+    if isinstance(dist, IntDistribution):
+        if dist.log:
+            a, b = math.log(dist.low - 0.5), math.log(dist.high + 0.5)
+            value = int(round(math.exp(a + u * (b - a))))
+            return min(max(value, dist.low), dist.high)
+        k = n_cells(dist)
+        assert k is not None
+        return int(dist.low + _cell(u, k) * dist.step)
+    if isinstance(dist, FloatDistribution):
+        if dist.step is not None:
+            k = n_cells(dist)
+            assert k is not None
+            grid = dist.low + _cell(u, k) * dist.step
+            return float(min(max(grid, dist.low), dist.high))
+        if dist.log:
+            a, b = math.log(dist.low), math.log(dist.high)
+            real = math.exp(a + u * (b - a))
+        else:
+            real = dist.low + u * (dist.high - dist.low)
+        return float(min(max(real, dist.low), dist.high))
+    raise TypeError(f"Unsupported distribution: {dist!r}")
+
+
+def encode(value: Any, dist: BaseDistribution) -> float:
+    """Map a value of ``dist`` into ``[0, 1]``; discrete values go to their cell's centre.
+
+    A numeric value outside the range is clipped, so an old trial still encodes after the
+    range of its parameter changed. An unknown categorical choice raises ``ValueError``.
+    """
+    if isinstance(dist, CategoricalDistribution):
+        index = dist.to_internal_repr(value)
+        return (index + 0.5) / len(dist.choices)
+    if not isinstance(dist, (IntDistribution, FloatDistribution)):
+        raise TypeError(f"Unsupported distribution: {dist!r}")
+    v = min(max(float(value), dist.low), dist.high)
+    if dist.high == dist.low:
+        return 0.5
+    if isinstance(dist, IntDistribution) and dist.log:
+        a, b = math.log(dist.low - 0.5), math.log(dist.high + 0.5)
+        u = (math.log(v) - a) / (b - a)
+    elif isinstance(dist, FloatDistribution) and dist.log and dist.step is None:
+        a, b = math.log(dist.low), math.log(dist.high)
+        u = (math.log(v) - a) / (b - a)
+    elif n_cells(dist) is not None:
+        k = n_cells(dist)
+        assert k is not None
+        step = dist.step
+        assert step is not None
+        u = (round((v - dist.low) / step) + 0.5) / k
+    else:
+        u = (v - dist.low) / (dist.high - dist.low)
+    return min(max(u, 0.0), 1.0)
+
+
+def dim_of(name: str, dist: BaseDistribution) -> Dim:
+    """The Optuna-free description of a parameter's coordinate."""
+    cells = n_cells(dist) or 0
+    if isinstance(dist, CategoricalDistribution):
+        return Dim(name, "categorical", cells)
+    if isinstance(dist, IntDistribution):
+        return Dim(name, "int", cells, bool(dist.log))
+    if isinstance(dist, FloatDistribution):
+        return Dim(name, "float", cells, bool(dist.log))
+    raise TypeError(f"Unsupported distribution: {dist!r}")

@@ -1,0 +1,409 @@
+"""Behaviour of the shared population-sampler adapter, exercised through every sampler."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+from hypothesis import given
+from hypothesis import HealthCheck
+from hypothesis import settings
+from hypothesis import strategies as st
+import numpy as np
+import optuna
+from optuna.distributions import CategoricalDistribution
+from optuna.distributions import FloatDistribution
+from optuna.distributions import IntDistribution
+from optuna.trial import TrialState
+import pytest
+
+from optuna_psms import _records
+from optuna_psms import _space
+from optuna_psms.core.rng import hash_uniform
+from tests.samplers import make
+from tests.samplers import SAMPLERS
+
+ALL = sorted(SAMPLERS)
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def psms_like(trial: optuna.Trial) -> float:
+    """A PSMS-like conditional space: the best model is branch "svm" with C near 10**1.5."""
+    scale = trial.suggest_categorical("pre:standardize", [False, True])
+    clf = trial.suggest_categorical("clf", ["naive", "svm", "tree"])
+    penalty = 0.0 if scale else 0.05
+    if clf == "naive":
+        return 0.30 + penalty + 0.01 * trial.suggest_float("naive:alpha", 0, 1)
+    if clf == "svm":
+        c = trial.suggest_float("svm:C", 1e-3, 1e3, log=True)
+        gamma = trial.suggest_float("svm:gamma", 1e-4, 1e1, log=True)
+        return (
+            0.05
+            + penalty
+            + 0.02 * (math.log10(c) - 1.5) ** 2
+            + 0.02 * (math.log10(gamma) + 2) ** 2
+        )
+    depth = trial.suggest_int("tree:depth", 1, 12)
+    return 0.20 + penalty + 0.005 * abs(depth - 6)
+
+
+def records(study: optuna.Study) -> list[dict[str, Any] | None]:
+    return [_records.load(t.system_attrs) for t in study.trials]
+
+
+# --------------------------------------------------------------------------- determinism
+@pytest.mark.parametrize("name", ALL)
+def test_same_seed_same_trials(name: str) -> None:
+    runs = []
+    for _ in range(2):
+        study = optuna.create_study(sampler=make(name, seed=7))
+        study.optimize(psms_like, n_trials=40)
+        runs.append([t.params for t in study.trials])
+    assert runs[0] == runs[1]
+    other = optuna.create_study(sampler=make(name, seed=8))
+    other.optimize(psms_like, n_trials=40)
+    assert [t.params for t in other.trials] != runs[0]
+
+
+_RESUME_SCRIPT = textwrap.dedent(
+    """
+    import sys, optuna
+    sys.path.insert(0, {repo!r})
+    from tests.samplers import make
+    from tests.test_adapter import psms_like
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    storage = optuna.storages.JournalStorage(
+        optuna.storages.journal.JournalFileBackend({path!r}))
+    study = optuna.load_study(study_name="s", storage=storage,
+                              sampler=make({name!r}, seed={seed}))
+    study.optimize(psms_like, n_trials={n})
+    """
+)
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("seed", [3, None])
+def test_resume_in_fresh_process_equals_uninterrupted_run(
+    name: str, seed: int | None, tmp_path: Any
+) -> None:
+    n1, n2 = 23, 31
+    path = str(tmp_path / "journal.log")
+    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(path))
+    study = optuna.create_study(study_name="s", storage=storage, sampler=make(name, seed=seed))
+    study.optimize(psms_like, n_trials=n1)
+    script = _RESUME_SCRIPT.format(repo=REPO, path=path, name=name, seed=seed, n=n2)
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=REPO)
+    resumed = optuna.load_study(study_name="s", storage=storage)
+    assert len(resumed.trials) == n1 + n2
+
+    adopted = records(resumed)[0]
+    assert adopted is not None
+    reference = optuna.create_study(sampler=make(name, seed=int(adopted["s"])))
+    reference.optimize(psms_like, n_trials=n1 + n2)
+    assert [t.params for t in resumed.trials] == [t.params for t in reference.trials]
+    assert records(resumed) == records(reference)
+
+
+# --------------------------------------------------------------------------- search space
+@pytest.mark.parametrize("name", ["pso"])
+def test_conditional_space_swarm_finds_the_best_branch(name: str) -> None:
+    found = 0
+    for seed in range(5):
+        study = optuna.create_study(sampler=make(name, seed=seed))
+        study.optimize(psms_like, n_trials=250)
+        best = study.best_trial
+        found += best.params["clf"] == "svm" and best.value < 0.08
+    random_found = 0
+    for seed in range(5):
+        study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=seed))
+        study.optimize(psms_like, n_trials=250)
+        random_found += study.best_value < 0.08
+    assert found >= 4, (found, random_found)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_conditional_coordinates_are_kept_in_every_vector(name: str) -> None:
+    study = optuna.create_study(sampler=make(name, seed=1))
+    study.optimize(psms_like, n_trials=30)
+    names = {"pre:standardize", "clf", "naive:alpha", "svm:C", "svm:gamma", "tree:depth"}
+    for rec in records(study)[10:]:
+        assert rec is not None and set(rec["x"]) == names
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_parameter_appearing_mid_study_extends_every_vector(name: str) -> None:
+    study = optuna.create_study(sampler=make(name, seed=2))
+    study.optimize(lambda t: t.suggest_float("x", -1, 1) ** 2, n_trials=12)
+    study.optimize(
+        lambda t: t.suggest_float("x", -1, 1) ** 2 + t.suggest_float("z", -1, 1) ** 2,
+        n_trials=12,
+    )
+    recs = records(study)
+    first_z = study.trials[12]
+    rec12 = recs[12]
+    assert rec12 is not None and "z" not in rec12["x"]  # z was unknown when trial 12 was asked
+    # The trial that introduced z used the draw that pads its vector later on.
+    (u,) = hash_uniform(rec12["s"], 12, ["z"])
+    assert first_z.params["z"] == _space.decode(u, FloatDistribution(-1, 1))
+    for rec in recs[13:]:
+        assert rec is not None and set(rec["x"]) == {"x", "z"}
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_changed_range_is_handled(name: str) -> None:
+    study = optuna.create_study(sampler=make(name, seed=4))
+    study.optimize(lambda t: t.suggest_float("x", 0, 10) + t.suggest_int("k", 0, 4), n_trials=15)
+    study.optimize(lambda t: t.suggest_float("x", 20, 30) + t.suggest_int("k", 5, 9), n_trials=15)
+    assert all(t.state == TrialState.COMPLETE for t in study.trials)
+    for t in study.trials[15:]:
+        assert 20 <= t.params["x"] <= 30 and 5 <= t.params["k"] <= 9
+
+
+# --------------------------------------------------------------------------- failures
+@pytest.mark.parametrize("name", ALL)
+def test_failed_nan_inf_and_pruned_trials_never_break_the_study(name: str) -> None:
+    def objective(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", -2, 2)
+        y = trial.suggest_categorical("y", ["a", "b"])
+        kind = trial.number % 5
+        if kind == 1:
+            raise ValueError("boom")
+        if kind == 2:
+            return float("nan")
+        if kind == 3:
+            raise optuna.TrialPruned()
+        if kind == 4:
+            return math.inf
+        return x**2 + (y == "b")
+
+    study = optuna.create_study(sampler=make(name, seed=5))
+    study.optimize(objective, n_trials=60, catch=(ValueError,))
+    states = [t.state for t in study.trials]
+    assert len(states) == 60
+    assert states.count(TrialState.COMPLETE) == 24  # finite and +inf values
+    assert states.count(TrialState.FAIL) == 24
+    assert states.count(TrialState.PRUNED) == 12
+    assert all(r is not None for r in records(study))
+    assert math.isfinite(study.best_value)
+
+
+def test_pso_particle_after_a_failure_moves_from_its_last_good_state() -> None:
+    from optuna_psms import PSOSampler
+
+    def objective(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", 0, 1)
+        if trial.number == 2:  # particle 0, iteration 1
+            raise RuntimeError("fails once")
+        return x
+
+    study = optuna.create_study(sampler=PSOSampler(swarm_size=2, seed=0))
+    study.optimize(objective, n_trials=8, catch=(RuntimeError,))
+    recs = records(study)
+    # Particle 0 iteration 2 (trial 4) starts from trial 0 (its last good state): with the
+    # velocity update it cannot be explained by a move from the failed trial 2.
+    assert recs[4] is not None and recs[4]["m"] == 0 and recs[4]["g"] == 2
+    study2 = optuna.create_study(sampler=PSOSampler(swarm_size=2, seed=0))
+    study2.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=8)
+    assert recs[4]["x"] != records(study2)[4]["x"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_enqueued_point_joins_the_population(name: str) -> None:
+    study = optuna.create_study(sampler=make(name, seed=6))
+    study.optimize(lambda t: (t.suggest_float("x", -5, 5) - 1) ** 2, n_trials=7)
+    study.enqueue_trial({"x": 1.0})
+    study.optimize(lambda t: (t.suggest_float("x", -5, 5) - 1) ** 2, n_trials=20)
+    enq = study.trials[7]
+    assert enq.params["x"] == 1.0
+    rec = records(study)[7]
+    assert rec is not None and rec["m"] >= 0
+    assert rec["x"]["x"] == pytest.approx(_space.encode(1.0, FloatDistribution(-5, 5)))
+    assert study.best_value == 0.0
+
+
+def test_enqueued_point_becomes_a_pso_particle_position() -> None:
+    from optuna_psms import PSOSampler
+
+    study = optuna.create_study(sampler=PSOSampler(swarm_size=2, seed=0))
+    study.enqueue_trial({"x": 4.0})
+    study.optimize(lambda t: t.suggest_float("x", -5, 5) ** 2, n_trials=6)
+    recs = records(study)
+    # Trial 0 was asked before "x" existed: its stored vector is empty and its position is
+    # read back from the enqueued value (encode(4.0) = 0.9).
+    assert recs[0] is not None and recs[0]["m"] == 0 and recs[0]["x"] == {}
+    # Particle 0's next position is its enqueued position plus its new velocity.
+    assert recs[2] is not None and recs[2]["m"] == 0
+    x2, v2 = recs[2]["x"]["x"], recs[2]["vec"]["v"]["x"]
+    assert x2 == pytest.approx(0.9 + v2, abs=1e-9) or x2 in (0.0, 1.0)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_trials_added_by_hand_are_used(name: str) -> None:
+    study = optuna.create_study(sampler=make(name, seed=0))
+    for x in (-3.0, 0.5, 2.0):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"x": x},
+                distributions={"x": FloatDistribution(-5, 5)},
+                value=(x - 0.5) ** 2,
+            )
+        )
+    study.optimize(lambda t: (t.suggest_float("x", -5, 5) - 0.5) ** 2, n_trials=20)
+    assert len(study.trials) == 23 and study.best_value == 0.0
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_multi_objective_is_refused_with_a_clear_error(name: str) -> None:
+    study = optuna.create_study(directions=["minimize", "minimize"], sampler=make(name))
+    with pytest.raises(ValueError, match="multi-objective"):
+        study.optimize(lambda t: (t.suggest_float("x", 0, 1), 1.0), n_trials=1)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_maximize_direction_is_respected(name: str) -> None:
+    def obj(t: optuna.Trial) -> float:
+        return -((t.suggest_float("x", -3, 3) - 1) ** 2) - t.suggest_float("y", -3, 3) ** 2
+
+    best_max = optuna.create_study(direction="maximize", sampler=make(name, seed=1))
+    best_max.optimize(obj, n_trials=150)
+    assert best_max.best_value > -0.2
+
+
+# --------------------------------------------------------------------------- attrs & sizes
+def test_user_attrs_show_particle_and_iteration_and_can_be_switched_off() -> None:
+    from optuna_psms import PSOSampler
+
+    study = optuna.create_study(sampler=PSOSampler(swarm_size=3, seed=0))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=7)
+    assert [
+        (t.user_attrs["psms:particle"], t.user_attrs["psms:iteration"]) for t in study.trials
+    ] == [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (0, 2)]
+    quiet = optuna.create_study(sampler=PSOSampler(seed=0, record_user_attrs=False))
+    quiet.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
+    assert all(not t.user_attrs for t in quiet.trials)
+
+
+def test_large_space_records_are_chunked_under_64kb() -> None:
+    from optuna_psms import PSOSampler
+
+    def objective(trial: optuna.Trial) -> float:
+        return sum(trial.suggest_float(f"w{i:04d}", -1, 1) ** 2 for i in range(2000))
+
+    study = optuna.create_study(sampler=PSOSampler(seed=0))
+    study.optimize(objective, n_trials=4)
+    rec = records(study)[3]
+    assert rec is not None and len(rec["x"]) == 2000 and len(rec["vec"]["v"]) == 2000
+    import json
+
+    for key, value in study.trials[3].system_attrs.items():
+        assert len(json.dumps(value).encode()) < 65_535, key
+
+
+def test_invalid_arguments_name_the_problem() -> None:
+    from optuna_psms import PSOSampler
+
+    with pytest.raises(ValueError, match="swarm_size"):
+        PSOSampler(swarm_size=0)
+    with pytest.raises(ValueError, match="topology"):
+        PSOSampler(topology="star")
+    with pytest.raises(ValueError, match="inertia"):
+        PSOSampler(inertia=(1.2, 0.5))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed"):
+        PSOSampler(seed=-1)
+    with pytest.raises(ValueError, match="v_max"):
+        PSOSampler(v_max=0.0)
+
+
+# --------------------------------------------------------------------------- threads
+@pytest.mark.parametrize("name", ALL)
+def test_threads_share_one_population(name: str) -> None:
+    study = optuna.create_study(sampler=make(name, seed=0))
+    study.optimize(psms_like, n_trials=60, n_jobs=4)
+    recs = records(study)
+    assert len(recs) == 60 and all(r is not None for r in recs)
+    assert len({t.number for t in study.trials}) == 60
+
+
+def test_pso_threads_evaluate_each_particle_iteration_once() -> None:
+    from optuna_psms import PSOSampler
+
+    study = optuna.create_study(sampler=PSOSampler(swarm_size=5, seed=0))
+    study.optimize(psms_like, n_trials=100, n_jobs=4)
+    pairs = sorted((r["m"], r["g"]) for r in records(study) if r is not None)
+    assert pairs == sorted((n % 5, n // 5) for n in range(100))
+
+
+# --------------------------------------------------------------------------- properties
+_DIST = st.one_of(
+    st.just(FloatDistribution(-3.0, 3.0)),
+    st.just(FloatDistribution(1e-5, 1e2, log=True)),
+    st.just(FloatDistribution(-1.0, 2.0, step=0.25)),
+    st.just(IntDistribution(-4, 9)),
+    st.just(IntDistribution(1, 1000, log=True)),
+    st.just(IntDistribution(0, 20, step=5)),
+    st.just(IntDistribution(3, 3)),
+    st.just(CategoricalDistribution(["a", "b", "c"])),
+    st.just(CategoricalDistribution([True, False])),
+    st.just(CategoricalDistribution([None, 2, 3.5])),
+)
+_OUTCOME = st.sampled_from(["value", "value", "value", "nan", "inf", "-inf", "fail", "prune"])
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    name=st.sampled_from(ALL),
+    space=st.dictionaries(st.sampled_from("abcdefgh"), _DIST, min_size=1, max_size=6),
+    outcomes=st.lists(_OUTCOME, min_size=5, max_size=30),
+    conditional=st.booleans(),
+    direction=st.sampled_from(["minimize", "maximize"]),
+)
+def test_property_values_inside_distributions_and_sampler_never_raises(
+    name: str,
+    space: dict[str, Any],
+    outcomes: list[str],
+    conditional: bool,
+    direction: str,
+) -> None:
+    study = optuna.create_study(direction=direction, sampler=make(name, seed=0))
+
+    def objective(trial: optuna.Trial) -> float:
+        total = 0.0
+        for i, (pname, dist) in enumerate(sorted(space.items())):
+            if conditional and i > 0 and (trial.number + i) % 3 == 0:
+                continue
+            value = trial._suggest(pname, dist)
+            assert dist._contains(dist.to_internal_repr(value))
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                total += float(value)
+        outcome = outcomes[trial.number % len(outcomes)]
+        if outcome == "fail":
+            raise ValueError("planned failure")
+        if outcome == "prune":
+            raise optuna.TrialPruned()
+        return {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}.get(outcome, total)
+
+    study.optimize(objective, n_trials=len(outcomes) + 5, catch=(ValueError,))
+    assert len(study.trials) == len(outcomes) + 5
+    assert all(r is not None for r in records(study))
+
+
+def test_unknown_sample_relative_space_is_sampled_from_the_hash() -> None:
+    from optuna_psms import PSOSampler
+
+    study = optuna.create_study(sampler=PSOSampler(seed=0))
+    trial_id = study._storage.create_new_trial(study._study_id)
+    frozen = study._storage.get_trial(trial_id)
+    space = {"never_seen": FloatDistribution(0, 1)}
+    params = study.sampler.sample_relative(study, frozen, space)
+    assert params["never_seen"] == _space.decode(
+        float(hash_uniform(0, 0, ["never_seen"])[0]), space["never_seen"]
+    )
+    assert np.isfinite(params["never_seen"])
