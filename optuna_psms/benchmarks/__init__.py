@@ -1,0 +1,16 @@
+"""Benchmarks: the nine test functions of the meta-optimisation paper and runnable scripts.
+
+Scripts (run with ``python -m``):
+
+* ``optuna_psms.benchmarks.overhead``: sampler milliseconds per trial with an instant
+  objective, in memory and on SQLite, beside Optuna's ``RandomSampler``;
+* ``optuna_psms.benchmarks.nine_functions``: median best value over seeds on the nine
+  functions for every sampler of the package and Optuna's random, TPE and CMA-ES samplers;
+* ``optuna_psms.benchmarks.fms_highdim``: the 10,000-feature joint-mask model selection run.
+"""
+
+from optuna_psms.benchmarks.functions import FUNCTIONS
+from optuna_psms.benchmarks.functions import make_objective
+from optuna_psms.benchmarks.functions import TestFunction
+
+__all__ = ["FUNCTIONS", "TestFunction", "make_objective"]
