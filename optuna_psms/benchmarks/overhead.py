@@ -1,0 +1,81 @@
+"""Sampler overhead: milliseconds per trial with an instant objective.
+
+Run ``python -m optuna_psms.benchmarks.overhead`` (defaults: 1,000 and 10,000 trials in
+memory, 1,000 on SQLite; ``--sqlite-trials 1000 10000`` for the long SQLite run). For each
+sampler and size it prints the mean ms/trial of the whole run and of its last 1,000 trials
+(the marginal cost, which must not grow with the number of trials), and the ratio to
+Optuna's ``RandomSampler`` in the same setting. The objective suggests three floats (one
+log-scale), an int and a categorical and returns at once, so the figures are the cost of
+Optuna plus the sampler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+import optuna
+
+from optuna_psms.benchmarks._registry import ALL
+
+
+def objective(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", -5, 5)
+    y = trial.suggest_float("y", -5, 5)
+    z = trial.suggest_float("z", 1e-3, 1e3, log=True)
+    k = trial.suggest_int("k", 0, 10)
+    c = trial.suggest_categorical("c", ["a", "b", "c"])
+    return x * x + y * y + z + k + (c == "b")
+
+
+def measure(name: str, n_trials: int, storage: str | None) -> tuple[float, float]:
+    """Mean ms/trial over the run and over its last 1,000 trials."""
+    study = optuna.create_study(sampler=ALL[name](0), storage=storage)
+    stamps: list[float] = []
+
+    def callback(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
+        stamps.append(time.perf_counter())
+
+    start = time.perf_counter()
+    study.optimize(objective, n_trials=n_trials, callbacks=[callback])
+    total = (stamps[-1] - start) / n_trials * 1e3
+    window = min(1000, n_trials - 1)
+    tail = (stamps[-1] - stamps[-1 - window]) / window * 1e3
+    return total, tail
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--samplers", nargs="*", default=[n for n in ALL if n not in ("tpe", "cmaes")]
+    )
+    parser.add_argument("--memory-trials", nargs="*", type=int, default=[1000, 10000])
+    parser.add_argument("--sqlite-trials", nargs="*", type=int, default=[1000])
+    args = parser.parse_args(argv)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    print(f"optuna {optuna.__version__}; instant 5-parameter objective")
+    print(
+        f"{'storage':8} {'trials':>7} {'sampler':8} {'ms/trial':>9} {'last 1k':>9} {'x random':>9}"
+    )
+    for storage_kind, sizes in (("memory", args.memory_trials), ("sqlite", args.sqlite_trials)):
+        for n in sizes:
+            base: float | None = None
+            for name in ["random"] + [s for s in args.samplers if s != "random"]:
+                with tempfile.TemporaryDirectory() as tmp:
+                    url = (
+                        None
+                        if storage_kind == "memory"
+                        else f"sqlite:///{os.path.join(tmp, 'b.db')}"
+                    )
+                    total, tail = measure(name, n, url)
+                if base is None:
+                    base = tail
+                ratio = tail / base
+                row = f"{storage_kind:8} {n:>7} {name:8} {total:9.3f} {tail:9.3f} {ratio:9.2f}"
+                print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()
