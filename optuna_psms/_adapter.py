@@ -77,6 +77,7 @@ from optuna_psms.core.base import Strategy
 from optuna_psms.core.rng import hash_uniform
 from optuna_psms.core.rng import trial_rng
 
+
 _logger = optuna.logging.get_logger(__name__)
 
 #: Version of the record layout written by this package.

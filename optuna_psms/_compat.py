@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from optuna.trial import FrozenTrial
 
+
 if TYPE_CHECKING:
     from optuna.storages import BaseStorage
     from optuna.study import Study

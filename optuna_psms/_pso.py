@@ -8,6 +8,7 @@ from optuna_psms._adapter import PopulationSampler
 from optuna_psms.core.base import Dim
 from optuna_psms.core.pso import PSOStrategy
 
+
 _TOPOLOGIES = ("global", "ring")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+
 KEY = "psms:rec"
 #: Characters of record text per attr value (stored size is at most twice this, plus 2).
 CHUNK = 30_000

@@ -9,6 +9,7 @@ import socket
 import optuna
 import pytest
 
+
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")

@@ -27,6 +27,7 @@ from optuna_psms.core.rng import hash_uniform
 from tests.samplers import make
 from tests.samplers import SAMPLERS
 
+
 ALL = sorted(SAMPLERS)
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -10,6 +10,7 @@ import pytest
 from tests.samplers import make
 from tests.samplers import SAMPLERS
 
+
 # Optuna ships its conformance suite from 4.8.0 on; the oldest supported Optuna (4.0.0) runs
 # every other test of the package.
 suite = pytest.importorskip(

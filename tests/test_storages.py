@@ -79,9 +79,7 @@ def _open(spec: str) -> Any:
 
 def _run_workers(spec: str, name: str, sampler: str) -> None:
     script = _WORKER.format(repo=REPO, spec=spec, name=name, sampler=sampler, n=N_EACH)
-    procs = [
-        subprocess.Popen([sys.executable, "-c", script], cwd=REPO) for _ in range(N_WORKERS)
-    ]
+    procs = [subprocess.Popen([sys.executable, "-c", script], cwd=REPO) for _ in range(N_WORKERS)]
     codes = [p.wait(timeout=300) for p in procs]
     assert codes == [0] * N_WORKERS
 

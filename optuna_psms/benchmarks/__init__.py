@@ -13,4 +13,5 @@ from optuna_psms.benchmarks.functions import FUNCTIONS
 from optuna_psms.benchmarks.functions import make_objective
 from optuna_psms.benchmarks.functions import TestFunction
 
+
 __all__ = ["FUNCTIONS", "TestFunction", "make_objective"]

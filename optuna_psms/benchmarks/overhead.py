@@ -1,7 +1,9 @@
 """Sampler overhead: milliseconds per trial with an instant objective.
 
-Run ``python -m optuna_psms.benchmarks.overhead`` (defaults: 1,000 and 10,000 trials in
-memory, 1,000 on SQLite; ``--sqlite-trials 1000 10000`` for the long SQLite run). For each
+Run ``python -m optuna_psms.benchmarks.overhead`` (defaults: 1,000 and 10,000 trials, in
+memory and on SQLite; the 10,000-trial SQLite runs take long: narrow them with
+``--sqlite-trials 1000`` or ``--samplers``). ``pso_noattr`` is PSOSampler with
+``record_user_attrs=False`` (on SQLite each attr is one commit). For each
 sampler and size it prints the mean ms/trial of the whole run and of its last 1,000 trials
 (the marginal cost, which must not grow with the number of trials), and the ratio to
 Optuna's ``RandomSampler`` in the same setting. The objective suggests three floats (one
@@ -18,7 +20,12 @@ import time
 
 import optuna
 
+import optuna_psms
 from optuna_psms.benchmarks._registry import ALL
+
+
+# PSOSampler without its two dashboard user attrs: on SQLite every attr is one commit.
+VARIANTS = {**ALL, "pso_noattr": lambda s: optuna_psms.PSOSampler(seed=s, record_user_attrs=False)}
 
 
 def objective(trial: optuna.Trial) -> float:
@@ -32,7 +39,7 @@ def objective(trial: optuna.Trial) -> float:
 
 def measure(name: str, n_trials: int, storage: str | None) -> tuple[float, float]:
     """Mean ms/trial over the run and over its last 1,000 trials."""
-    study = optuna.create_study(sampler=ALL[name](0), storage=storage)
+    study = optuna.create_study(sampler=VARIANTS[name](0), storage=storage)
     stamps: list[float] = []
 
     def callback(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
@@ -52,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
         "--samplers", nargs="*", default=[n for n in ALL if n not in ("tpe", "cmaes")]
     )
     parser.add_argument("--memory-trials", nargs="*", type=int, default=[1000, 10000])
-    parser.add_argument("--sqlite-trials", nargs="*", type=int, default=[1000])
+    parser.add_argument("--sqlite-trials", nargs="*", type=int, default=[1000, 10000])
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     print(f"optuna {optuna.__version__}; instant 5-parameter objective")

@@ -11,4 +11,5 @@ from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
 from optuna_psms.core.base import Strategy
 
+
 __all__ = ["Dim", "Proposal", "Record", "Strategy"]

@@ -15,6 +15,7 @@ import hashlib
 
 import numpy as np
 
+
 _MASK64 = (1 << 64) - 1
 _name_hash_cache: dict[str, int] = {}
 
