@@ -87,6 +87,8 @@ _DECIMALS = 12
 #: Foreign trials (no record of ours) fill missing coordinates with this seed.
 _FOREIGN_SEED = 0
 _ON_CONVERGED = ("restart", "stop")
+#: Unfinished trials without a record re-read per sync (see ``_pending_to_read``).
+_BARE_PER_SYNC = 16
 
 
 @dataclass
@@ -114,6 +116,7 @@ class _StudyCache:
     def __init__(self) -> None:
         self.next_number = 0
         self.pending: dict[int, int] = {}  # number -> trial id, unfinished when last read
+        self.bare_cursor = 0  # rotation over pending trials that have no record yet
         self.names: list[str] = []
         self.dims: tuple[Dim, ...] = ()
         self.index: dict[str, int] = {}
@@ -302,7 +305,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
         """Bring the cache up to date with storage (new and previously unfinished trials)."""
         cache = self._cache(study)
         trials, cache.next_number = _compat.fetch_changed_trials(
-            study, cache.next_number, list(cache.pending.values())
+            study, cache.next_number, self._pending_to_read(cache)
         )
         changed: list[_Parsed] = []
         new_names = dims_changed = False
@@ -347,6 +350,24 @@ class PopulationSampler(BaseSampler, abc.ABC):
             for parsed in changed:
                 self._tell(cache, parsed)
         return cache
+
+    @staticmethod
+    def _pending_to_read(cache: _StudyCache) -> list[int]:
+        """Unfinished trials to re-read: all that carry a record, a few of the others.
+
+        Trials with a record are running somewhere (at most one per worker). Trials
+        without one are waiting (``enqueue_trial``) or were just created by another
+        worker; there can be many, so a rotating slice of :data:`_BARE_PER_SYNC` of them is
+        read per call. This process registers the trials it asks itself, so a sequential
+        run never waits on that rotation.
+        """
+        ids = [tid for num, tid in cache.pending.items() if num in cache.parsed]
+        bare = [tid for num, tid in cache.pending.items() if num not in cache.parsed]
+        if len(bare) <= _BARE_PER_SYNC:
+            return ids + bare
+        start = cache.bare_cursor % len(bare)
+        cache.bare_cursor = start + _BARE_PER_SYNC
+        return ids + (bare + bare)[start : start + _BARE_PER_SYNC]
 
     def _register_runs(self, cache: _StudyCache, parsed: list[_Parsed]) -> None:
         for p in parsed:

@@ -408,3 +408,28 @@ def test_unknown_sample_relative_space_is_sampled_from_the_hash() -> None:
         float(hash_uniform(0, 0, ["never_seen"])[0]), space["never_seen"]
     )
     assert np.isfinite(params["never_seen"])
+
+
+def test_many_waiting_trials_are_not_all_reread_on_every_trial() -> None:
+    from optuna_psms import _adapter
+    from optuna_psms import PSOSampler
+
+    study = optuna.create_study(sampler=PSOSampler(seed=0))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
+    for i in range(200):
+        study.enqueue_trial({"x": i / 200})
+    reads: list[int] = []
+    original = _adapter._compat.fetch_changed_trials
+
+    def counting(study_: optuna.Study, nxt: int, pending: list[int]) -> Any:
+        reads.append(len(pending))
+        return original(study_, nxt, pending)
+
+    _adapter._compat.fetch_changed_trials = counting  # type: ignore[assignment]
+    try:
+        study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=20)
+    finally:
+        _adapter._compat.fetch_changed_trials = original  # type: ignore[assignment]
+    assert max(reads) <= _adapter._BARE_PER_SYNC + 2
+    assert [t.params["x"] for t in study.trials[3:23]] == [i / 200 for i in range(20)]
+    assert all(r is not None and r["m"] >= 0 for r in records(study)[3:23])
