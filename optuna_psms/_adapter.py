@@ -172,6 +172,18 @@ class PopulationSampler(BaseSampler, abc.ABC):
         self._lock = threading.RLock()
         self._caches: dict[tuple[int, int], _StudyCache] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The lock cannot be pickled and the caches are only an optimisation: a sampler
+        # restored from a pickle re-reads its state from storage on first use.
+        state = self.__dict__.copy()
+        del state["_lock"]
+        state["_caches"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+
     # ------------------------------------------------------------------ subclass hooks
     @abc.abstractmethod
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy:

@@ -433,3 +433,16 @@ def test_many_waiting_trials_are_not_all_reread_on_every_trial() -> None:
     assert max(reads) <= _adapter._BARE_PER_SYNC + 2
     assert [t.params["x"] for t in study.trials[3:23]] == [i / 200 for i in range(20)]
     assert all(r is not None and r["m"] >= 0 for r in records(study)[3:23])
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_pickled_sampler_continues_the_study_exactly(name: str) -> None:
+    import pickle
+
+    study = optuna.create_study(sampler=make(name, seed=11))
+    study.optimize(psms_like, n_trials=17)
+    study.sampler = pickle.loads(pickle.dumps(study.sampler))
+    study.optimize(psms_like, n_trials=13)
+    reference = optuna.create_study(sampler=make(name, seed=11))
+    reference.optimize(psms_like, n_trials=30)
+    assert [t.params for t in study.trials] == [t.params for t in reference.trials]
