@@ -1,0 +1,57 @@
+"""Full model selection (PSMS, Escalante et al., 2009) for any Optuna sampler.
+
+* :class:`FullModelSpace` - the pool of preprocessing, feature-selection and classification
+  methods, with their hyperparameters as Optuna suggestions (extensible with
+  :class:`Component`).
+* :func:`make_objective` - ``objective(trial) -> float``: cross-validated balanced error
+  rate (or another metric) of the pipeline a trial samples.
+* :class:`FullModelSelector` - a scikit-learn classifier that runs the study and refits the
+  best pipeline.
+"""
+
+from optuna_psms.fms.data import TabularEncoder
+from optuna_psms.fms.estimators import BiasClassifier
+from optuna_psms.fms.estimators import FeatureMask
+from optuna_psms.fms.estimators import KernelRidgeClassifier
+from optuna_psms.fms.estimators import MeanVarianceClassifier
+from optuna_psms.fms.estimators import Normalize
+from optuna_psms.fms.estimators import PCAExtractor
+from optuna_psms.fms.estimators import RankSelector
+from optuna_psms.fms.estimators import ShiftScale
+from optuna_psms.fms.metrics import balanced_error_rate
+from optuna_psms.fms.metrics import pi_svm
+from optuna_psms.fms.objective import FullModelObjective
+from optuna_psms.fms.objective import make_objective
+from optuna_psms.fms.selector import FullModelSelector
+from optuna_psms.fms.selector import make_sampler
+from optuna_psms.fms.selector import SAMPLER_NAMES
+from optuna_psms.fms.space import Component
+from optuna_psms.fms.space import ComponentTrial
+from optuna_psms.fms.space import FullModelSpace
+from optuna_psms.fms.space import PipelineSpec
+from optuna_psms.fms.space import SpaceContext
+
+
+__all__ = [
+    "BiasClassifier",
+    "Component",
+    "ComponentTrial",
+    "FeatureMask",
+    "FullModelObjective",
+    "FullModelSelector",
+    "FullModelSpace",
+    "KernelRidgeClassifier",
+    "MeanVarianceClassifier",
+    "Normalize",
+    "PCAExtractor",
+    "PipelineSpec",
+    "RankSelector",
+    "SAMPLER_NAMES",
+    "ShiftScale",
+    "SpaceContext",
+    "TabularEncoder",
+    "balanced_error_rate",
+    "make_objective",
+    "make_sampler",
+    "pi_svm",
+]

@@ -1,0 +1,215 @@
+"""Input validation and encoding for full model selection.
+
+Full model selection accepts numpy arrays and pandas DataFrames with numeric, boolean,
+categorical or string columns, missing values and labels of any type. Everything is turned
+into a dense ``float64`` design matrix by :class:`TabularEncoder` (median imputation for
+numeric columns, one-hot encoding for the others) and into integer labels ``0..K-1`` by
+:func:`encode_labels`. The encoder is unsupervised (it never sees the labels); it is fitted
+once on the whole training input so that every trial and every fold sees the same columns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.base import TransformerMixin
+from sklearn.preprocessing import OneHotEncoder
+
+
+#: Categorical columns keep at most this many one-hot columns (rarer values are grouped).
+MAX_CATEGORIES = 32
+
+
+def _as_frame(X: Any) -> pd.DataFrame:
+    if isinstance(X, pd.DataFrame):
+        return X
+    if isinstance(X, pd.Series):
+        return X.to_frame()
+    arr = np.asarray(X)
+    if arr.ndim == 1:
+        raise ValueError(
+            f"X must be 2-dimensional (n_samples, n_features); got a 1-d array of shape "
+            f"{arr.shape}. Reshape it with X.reshape(-1, 1) for a single feature."
+        )
+    if arr.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional; got an array of shape {arr.shape}.")
+    return pd.DataFrame(arr)
+
+
+def _numeric_column(col: pd.Series) -> pd.Series | None:
+    """Return ``col`` as floats when it is numeric (or numeric text), else ``None``."""
+    if pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col):
+        return col.astype("float64")
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return None
+    converted = pd.to_numeric(col, errors="coerce")
+    # Object column of numbers (e.g. a numpy object array): numeric if nothing but the
+    # originally-missing cells failed to convert.
+    if bool((converted.isna() == col.isna()).all()) and bool(col.notna().any()):
+        return converted.astype("float64")
+    return None
+
+
+class TabularEncoder(TransformerMixin, BaseEstimator):  # type: ignore[misc]
+    """Turn a table of mixed columns into a dense float matrix.
+
+    Numeric and boolean columns are kept (missing values replaced by the column median seen
+    in :meth:`fit`, or 0 when the column was entirely missing). Any other column (strings,
+    categories, mixed objects) is one-hot encoded; a missing value is its own category and
+    values unseen in :meth:`fit` encode to all zeros. Infinite values raise ``ValueError``.
+
+    Example:
+
+        .. testcode::
+
+            import pandas as pd
+            from optuna_psms.fms import TabularEncoder
+
+            X = pd.DataFrame({"age": [30, None, 50], "city": ["a", "b", "a"]})
+            Xt = TabularEncoder().fit_transform(X)
+            assert Xt.shape == (3, 3)
+    """
+
+    def fit(self, X: Any, y: Any = None) -> TabularEncoder:
+        frame = _as_frame(X)
+        if frame.shape[0] == 0 or frame.shape[1] == 0:
+            raise ValueError(f"X is empty (shape {frame.shape}); need samples and features.")
+        self.columns_: list[Any] = list(frame.columns)
+        self.n_features_in_ = len(self.columns_)
+        numeric: list[int] = []
+        categorical: list[int] = []
+        medians: list[float] = []
+        for i, name in enumerate(self.columns_):
+            col = _numeric_column(frame.iloc[:, i])
+            if col is None:
+                categorical.append(i)
+                continue
+            values = col.to_numpy(dtype=np.float64)
+            if np.isinf(values).any():
+                raise ValueError(f"X contains infinite values in column {name!r}.")
+            numeric.append(i)
+            finite = values[~np.isnan(values)]
+            medians.append(float(np.median(finite)) if finite.size else 0.0)
+        self.numeric_columns_ = numeric
+        self.categorical_columns_ = categorical
+        self.medians_ = np.asarray(medians, dtype=np.float64)
+        self.onehot_: OneHotEncoder | None = None
+        names = [str(self.columns_[i]) for i in numeric]
+        if categorical:
+            cats = self._categorical_block(frame)
+            self.onehot_ = OneHotEncoder(
+                handle_unknown="infrequent_if_exist",
+                max_categories=MAX_CATEGORIES,
+                sparse_output=False,
+                dtype=np.float64,
+            ).fit(cats)
+            names += [str(n) for n in self.onehot_.get_feature_names_out()]
+        self.feature_names_out_ = np.asarray(names, dtype=object)
+        return self
+
+    def _categorical_block(self, frame: pd.DataFrame) -> NDArray[Any]:
+        block = frame.iloc[:, self.categorical_columns_].astype(object)
+        block = block.where(block.notna(), "<missing>")
+        return np.asarray(block.astype(str).to_numpy(), dtype=object)
+
+    def transform(self, X: Any) -> NDArray[np.float64]:
+        frame = _as_frame(X)
+        if frame.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {frame.shape[1]} columns but the model was fitted on "
+                f"{self.n_features_in_}."
+            )
+        parts: list[NDArray[np.float64]] = []
+        if self.numeric_columns_:
+            num = np.empty((frame.shape[0], len(self.numeric_columns_)), dtype=np.float64)
+            for j, i in enumerate(self.numeric_columns_):
+                col = pd.to_numeric(frame.iloc[:, i], errors="coerce")
+                num[:, j] = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            if np.isinf(num).any():
+                raise ValueError("X contains infinite values.")
+            nan_rows, nan_cols = np.nonzero(np.isnan(num))
+            num[nan_rows, nan_cols] = self.medians_[nan_cols]
+            parts.append(num)
+        if self.onehot_ is not None:
+            parts.append(np.asarray(self.onehot_.transform(self._categorical_block(frame))))
+        return np.hstack(parts) if len(parts) > 1 else parts[0]
+
+    def get_feature_names_out(self, input_features: Any = None) -> NDArray[Any]:
+        return np.asarray(self.feature_names_out_)
+
+
+def encode_labels(y: Any) -> tuple[NDArray[np.int64], NDArray[Any]]:
+    """Encode labels of any type as ``0..K-1``.
+
+    Args:
+        y: Array-like of labels (numbers, strings, booleans, ...).
+
+    Returns:
+        The encoded labels and the sorted array of classes (``classes[codes] == y``).
+    """
+    arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"y must be 1-dimensional; got shape {arr.shape}.")
+    if arr.size and bool(pd.isna(pd.Series(arr)).any()):
+        raise ValueError("y contains missing values; drop those samples or label them.")
+    try:
+        classes, codes = np.unique(arr, return_inverse=True)
+    except TypeError:  # mixed, unorderable label types
+        as_text = arr.astype(str)
+        classes, codes = np.unique(as_text, return_inverse=True)
+    return codes.astype(np.int64), classes
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value (so messages read ``1``, not ``np.int64(1)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def check_classification_data(
+    X: Any, y: Any, *, cv: int
+) -> tuple[TabularEncoder, NDArray[np.float64], NDArray[np.int64], NDArray[Any]]:
+    """Validate ``X``/``y`` for k-fold full model selection and encode them.
+
+    Args:
+        X: Feature table (numpy array or pandas DataFrame).
+        y: Labels of any type.
+        cv: Number of stratified folds that will be used.
+
+    Returns:
+        ``(encoder, X_encoded, y_codes, classes)``.
+
+    Raises:
+        ValueError: On empty input, a length mismatch, infinite values, a single class, or
+            a class with fewer samples than ``cv``.
+    """
+    if not isinstance(cv, int | np.integer) or isinstance(cv, bool) or cv < 2:
+        raise ValueError(f"cv must be an integer >= 2; got {cv!r}.")
+    n_x = len(X) if hasattr(X, "__len__") else np.asarray(X).shape[0]
+    y_arr = y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else np.asarray(y)
+    n_y = y_arr.shape[0] if y_arr.ndim else 0
+    if n_x == 0 or n_y == 0:
+        raise ValueError("X and y must not be empty.")
+    if n_x != n_y:
+        raise ValueError(f"X and y have different lengths: {n_x} samples in X, {n_y} in y.")
+    encoder = TabularEncoder().fit(X)
+    Xt = encoder.transform(X)
+    codes, classes = encode_labels(y_arr)
+    if classes.size < 2:
+        raise ValueError(
+            f"y has a single class ({_plain(classes[0])!r}); classification needs at least two."
+        )
+    counts = np.bincount(codes)
+    smallest = int(counts.min())
+    if smallest < cv:
+        label = _plain(classes[int(counts.argmin())])
+        raise ValueError(
+            f"class {label!r} has only {smallest} sample(s), fewer than the {cv} "
+            f"cross-validation folds; use a smaller cv or more data."
+        )
+    return encoder, Xt, codes, classes

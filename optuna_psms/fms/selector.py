@@ -1,0 +1,306 @@
+"""``FullModelSelector``: full model selection as a scikit-learn classifier."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import importlib
+from typing import Any
+import warnings
+
+import numpy as np
+from numpy.typing import NDArray
+import optuna
+from sklearn.base import BaseEstimator
+from sklearn.base import ClassifierMixin
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import check_is_fitted
+
+from optuna_psms.fms.objective import make_objective
+from optuna_psms.fms.space import FullModelSpace
+
+
+def _package_sampler(class_name: str, **kwargs: Any) -> Callable[[int | None], Any] | None:
+    """Factory for a sampler of ``optuna_psms`` if the package provides it, else ``None``."""
+    try:
+        package = importlib.import_module("optuna_psms")
+    except ImportError:  # pragma: no cover - we are inside the package
+        return None
+    cls = getattr(package, class_name, None)
+    if cls is None:
+        return None
+
+    def factory(seed: int | None) -> Any:
+        return cls(seed=seed, **kwargs)
+
+    return factory
+
+
+def _optuna_sampler(name: str) -> Callable[[int | None], Any]:
+    def factory(seed: int | None) -> Any:
+        if name == "tpe":
+            return optuna.samplers.TPESampler(seed=seed)
+        if name == "cmaes":
+            return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+        return optuna.samplers.RandomSampler(seed=seed)
+
+    return factory
+
+
+#: Sampler names understood by :func:`make_sampler` and ``optuna-psms select --sampler``.
+SAMPLER_NAMES: dict[str, tuple[str, dict[str, Any]] | None] = {
+    "pso": ("PSOSampler", {}),
+    "pattern": ("PatternSearchSampler", {}),
+    "dfgs": ("FocusedGridSampler", {"mode": "deterministic"}),
+    "afgs": ("FocusedGridSampler", {"mode": "annealed"}),
+    "umda": ("UMDASampler", {}),
+    "bumda": ("BUMDASampler", {}),
+    "drs": ("DynamicRandomSampler", {}),
+    "tpe": None,
+    "cmaes": None,
+    "random": None,
+}
+
+
+def available_sampler_names() -> list[str]:
+    """Sampler names usable in this installation (ours only once they exist)."""
+    return [n for n in SAMPLER_NAMES if n in ("tpe", "cmaes", "random") or _factory(n)]
+
+
+def _factory(name: str) -> Callable[[int | None], Any] | None:
+    entry = SAMPLER_NAMES.get(name)
+    if entry is None:
+        return _optuna_sampler(name) if name in SAMPLER_NAMES else None
+    class_name, kwargs = entry
+    return _package_sampler(class_name, **kwargs)
+
+
+def default_sampler_name() -> str:
+    """``"pso"`` when ``optuna_psms.PSOSampler`` exists, else ``"tpe"``."""
+    return "pso" if _factory("pso") is not None else "tpe"
+
+
+def make_sampler(name: str | None, seed: int | None = None) -> optuna.samplers.BaseSampler:
+    """Create a sampler by name.
+
+    Args:
+        name: ``pso``, ``pattern``, ``dfgs``, ``afgs``, ``umda``, ``bumda``, ``drs``
+            (optuna-psms samplers) or ``tpe``, ``cmaes``, ``random`` (Optuna's); ``None``
+            for the default (:func:`default_sampler_name`).
+        seed: Sampler seed.
+
+    Returns:
+        The sampler.
+
+    Raises:
+        ValueError: Unknown name, or a sampler this installation does not provide.
+    """
+    name = default_sampler_name() if name is None else name.lower()
+    if name not in SAMPLER_NAMES:
+        raise ValueError(f"unknown sampler {name!r}; choose one of {', '.join(SAMPLER_NAMES)}.")
+    factory = _factory(name)
+    if factory is None:
+        entry = SAMPLER_NAMES[name]
+        assert entry is not None
+        raise ValueError(
+            f"sampler {name!r} needs optuna_psms.{entry[0]}, which this installation does "
+            f"not provide; available: {', '.join(available_sampler_names())}."
+        )
+    sampler = factory(seed)
+    if not isinstance(sampler, optuna.samplers.BaseSampler):
+        raise ValueError(f"sampler {name!r} did not produce an Optuna sampler.")
+    return sampler
+
+
+def _softmax_scores(dec: NDArray[np.float64], n_classes: int) -> NDArray[np.float64]:
+    if n_classes == 2 and dec.ndim == 1:
+        p1 = 1.0 / (1.0 + np.exp(-dec))
+        return np.column_stack([1.0 - p1, p1])
+    e = np.exp(dec - dec.max(axis=1, keepdims=True))
+    return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float64)
+
+
+class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
+    """Full model selection (PSMS) as a scikit-learn classifier.
+
+    ``fit`` runs an Optuna study over a :class:`FullModelSpace` (preprocessing, feature
+    selection, classifier, hyperparameters, threshold tuning) with the objective of
+    :func:`make_objective`, then refits the best pipeline on all the data.
+
+    Args:
+        space: The search space (default: the whole built-in pool).
+        sampler: An Optuna sampler instance, a name accepted by :func:`make_sampler`, or
+            ``None`` (PSOSampler when available, else TPE), seeded with ``random_state``.
+        n_trials: Number of trials (``None``: until ``timeout``).
+        timeout: Time budget of the search in seconds.
+        cv: Stratified CV folds per trial.
+        metric: Loss to minimise (see :func:`make_objective`).
+        subsample: Fraction of the samples per trial.
+        storage: Optuna storage (URL such as ``"sqlite:///psms.db"`` or object); ``None``
+            keeps the study in memory.
+        study_name: Study name in the storage.
+        load_if_exists: Continue an existing study of that name.
+        n_jobs: Parallel trials (threads, as ``study.optimize(n_jobs=...)``).
+        random_state: Seed of the sampler, folds, subsamples and estimators.
+        show_progress_bar: Show Optuna's progress bar.
+
+    Attributes:
+        best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts
+            indices into ``classes_``.
+        best_params_: Optuna parameters of the best trial.
+        best_score_: Its cross-validated loss (lower is better).
+        study_: The Optuna study.
+        classes_: The class labels.
+
+    Example:
+
+        .. testcode::
+
+            from sklearn.datasets import load_iris
+            from optuna_psms.fms import FullModelSelector, FullModelSpace
+
+            X, y = load_iris(return_X_y=True)
+            space = FullModelSpace(classifiers=["naive_bayes", "logistic"])
+            model = FullModelSelector(space=space, sampler="tpe", n_trials=5, random_state=0)
+            model.fit(X, y)
+            print(model.describe())
+            assert model.predict(X[:3]).shape == (3,)
+
+        .. testoutput::
+            :hide:
+            :options: +ELLIPSIS
+
+            ...
+    """
+
+    def __init__(
+        self,
+        space: FullModelSpace | None = None,
+        sampler: optuna.samplers.BaseSampler | str | None = None,
+        n_trials: int | None = 50,
+        timeout: float | None = None,
+        cv: int = 2,
+        metric: str = "ber",
+        subsample: float = 1.0,
+        storage: str | optuna.storages.BaseStorage | None = None,
+        study_name: str | None = None,
+        load_if_exists: bool = False,
+        n_jobs: int = 1,
+        random_state: int | None = None,
+        show_progress_bar: bool = False,
+    ) -> None:
+        self.space = space
+        self.sampler = sampler
+        self.n_trials = n_trials
+        self.timeout = timeout
+        self.cv = cv
+        self.metric = metric
+        self.subsample = subsample
+        self.storage = storage
+        self.study_name = study_name
+        self.load_if_exists = load_if_exists
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.show_progress_bar = show_progress_bar
+
+    def _make_sampler(self) -> optuna.samplers.BaseSampler:
+        if isinstance(self.sampler, optuna.samplers.BaseSampler):
+            return self.sampler
+        if self.sampler is None or isinstance(self.sampler, str):
+            return make_sampler(self.sampler, self.random_state)
+        raise ValueError(
+            f"sampler must be an Optuna sampler, a sampler name or None; got {self.sampler!r}."
+        )
+
+    def fit(self, X: Any, y: Any) -> FullModelSelector:
+        """Search the space on ``(X, y)`` and refit the best pipeline on all of it.
+
+        Raises:
+            ValueError: Invalid data or arguments (see :func:`make_objective`).
+            RuntimeError: If no trial completed (every pipeline failed).
+        """
+        if self.n_trials is None and self.timeout is None:
+            raise ValueError("set n_trials or timeout, otherwise the search never stops.")
+        if self.n_trials is not None and (not isinstance(self.n_trials, int) or self.n_trials < 1):
+            raise ValueError(f"n_trials must be a positive int or None; got {self.n_trials!r}.")
+        objective = make_objective(
+            X,
+            y,
+            space=self.space,
+            cv=self.cv,
+            metric=self.metric,
+            subsample=self.subsample,
+            random_state=self.random_state,
+        )
+        study = optuna.create_study(
+            storage=self.storage,
+            sampler=self._make_sampler(),
+            study_name=self.study_name,
+            direction="minimize",
+            load_if_exists=self.load_if_exists,
+        )
+        study.set_user_attr("fms:metric", objective.metric)
+        study.set_user_attr("fms:cv", objective.cv)
+        study.set_user_attr("fms:subsample", objective.subsample)
+        study.set_user_attr("fms:space", repr(objective.space))
+        study.optimize(
+            objective,
+            n_trials=self.n_trials,
+            timeout=self.timeout,
+            n_jobs=self.n_jobs,
+            show_progress_bar=self.show_progress_bar,
+        )
+        completed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+        if not completed:
+            errors = {
+                str(t.user_attrs.get("fms:error", "?")) for t in study.get_trials(deepcopy=False)
+            }
+            raise RuntimeError(
+                "no pipeline could be evaluated; errors: " + "; ".join(sorted(errors))[:2000]
+            )
+        best = study.best_trial
+        model = objective.build_pipeline(best.params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(objective.X, objective.y)
+        self.best_pipeline_ = Pipeline([("encoder", objective.encoder), *model.steps])
+        self.best_params_ = dict(best.params)
+        self.best_score_ = float(best.value) if best.value is not None else float("nan")
+        self.best_description_ = objective.describe(best.params)
+        self.study_ = study
+        self.classes_ = objective.classes
+        self.n_features_in_ = objective.encoder.n_features_in_
+        return self
+
+    def describe(self) -> str:
+        """One line: the selected pipeline and its cross-validated loss."""
+        check_is_fitted(self, "best_pipeline_")
+        return f"{self.best_description_}  [CV {self.metric} = {self.best_score_:.4f}]"
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        """Predicted class labels."""
+        check_is_fitted(self, "best_pipeline_")
+        codes = np.asarray(self.best_pipeline_.predict(X), dtype=np.int64)
+        return np.asarray(self.classes_[codes])
+
+    def predict_proba(self, X: Any) -> NDArray[np.float64]:
+        """Class probabilities, columns in the order of ``classes_``.
+
+        Pipelines whose classifier has no ``predict_proba`` (e.g. SVC, kernel ridge, the
+        mean/variance classifier) return a logistic/softmax squashing of their decision
+        values: a ranking, not calibrated probabilities.
+        """
+        check_is_fitted(self, "best_pipeline_")
+        if hasattr(self.best_pipeline_, "predict_proba"):
+            try:
+                return np.asarray(self.best_pipeline_.predict_proba(X), dtype=np.float64)
+            except AttributeError:
+                pass
+        dec = np.asarray(self.best_pipeline_.decision_function(X), dtype=np.float64)
+        return _softmax_scores(dec, len(self.classes_))
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags

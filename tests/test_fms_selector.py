@@ -1,0 +1,185 @@
+"""Tests of FullModelSelector: the estimator API, storage, samplers, pickling."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import joblib
+import numpy as np
+import optuna
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer
+from sklearn.datasets import load_iris
+
+from optuna_psms.fms import Component
+from optuna_psms.fms import FullModelSelector
+from optuna_psms.fms import FullModelSpace
+from optuna_psms.fms import make_sampler
+from optuna_psms.fms.selector import default_sampler_name
+
+
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+
+SPACE = FullModelSpace(
+    classifiers=["naive_bayes", "logistic", "svc"],
+    selectors=["none", "ftest"],
+    preprocessors=["standardize"],
+)
+
+
+@pytest.fixture(scope="module")
+def iris_text() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    X, y = load_iris(return_X_y=True)
+    return X, np.array(["setosa", "versicolor", "virginica"])[y]
+
+
+@pytest.fixture(scope="module")
+def fitted(iris_text: Any) -> FullModelSelector:
+    return FullModelSelector(space=SPACE, sampler="tpe", n_trials=8, random_state=0).fit(
+        *iris_text
+    )
+
+
+def test_estimator_api(fitted: FullModelSelector, iris_text: Any) -> None:
+    X, y = iris_text
+    assert list(fitted.classes_) == ["setosa", "versicolor", "virginica"]
+    pred = fitted.predict(X)
+    assert pred.dtype.kind == "U" and set(pred) <= set(y)
+    proba = fitted.predict_proba(X)
+    assert proba.shape == (150, 3) and np.allclose(proba.sum(axis=1), 1.0)
+    assert fitted.score(X, y) > 0.9
+    assert len(fitted.study_.trials) == 8
+    assert fitted.best_params_ == fitted.study_.best_params
+    assert fitted.best_score_ == pytest.approx(fitted.study_.best_value)
+    assert fitted.best_pipeline_.steps[0][0] == "encoder"
+    assert fitted.describe().startswith(fitted.study_.best_trial.user_attrs["fms:pipeline"])
+    assert "[CV ber = " in fitted.describe()
+    params = fitted.get_params()
+    assert params["n_trials"] == 8 and params["sampler"] == "tpe"
+    copy = clone(fitted).set_params(n_trials=3)
+    assert copy.n_trials == 3 and not hasattr(copy, "best_pipeline_")
+
+
+def test_predict_proba_without_native_probabilities(iris_text: Any) -> None:
+    space = FullModelSpace(classifiers=["kridge"], selectors=[], preprocessors=[])
+    model = FullModelSelector(space=space, sampler="random", n_trials=2, random_state=0)
+    proba = model.fit(*iris_text).predict_proba(iris_text[0][:5])
+    assert proba.shape == (5, 3) and np.allclose(proba.sum(axis=1), 1.0)
+
+
+def test_sqlite_storage_and_study_name(tmp_path: Any, iris_text: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'fms.db'}"
+    model = FullModelSelector(
+        space=SPACE, sampler="random", n_trials=3, storage=url, study_name="iris", random_state=1
+    ).fit(*iris_text)
+    loaded = optuna.load_study(study_name="iris", storage=url)
+    assert len(loaded.trials) == 3
+    assert loaded.user_attrs["fms:metric"] == "ber"
+    assert "fms:pipeline" in loaded.best_trial.user_attrs
+    assert model.best_score_ == pytest.approx(loaded.best_value)
+
+
+def test_samplers_by_name() -> None:
+    assert isinstance(make_sampler("tpe", 0), optuna.samplers.TPESampler)
+    assert isinstance(make_sampler("cmaes", 0), optuna.samplers.CmaEsSampler)
+    assert isinstance(make_sampler("random", 0), optuna.samplers.RandomSampler)
+    with pytest.raises(ValueError, match="unknown sampler 'nope'"):
+        make_sampler("nope")
+    import optuna_psms
+
+    expected = "pso" if getattr(optuna_psms, "PSOSampler", None) is not None else "tpe"
+    assert default_sampler_name() == expected
+    for name, cls in [
+        ("pso", "PSOSampler"),
+        ("umda", "UMDASampler"),
+        ("drs", "DynamicRandomSampler"),
+        ("dfgs", "FocusedGridSampler"),
+    ]:
+        if getattr(optuna_psms, cls, None) is None:
+            with pytest.raises(ValueError, match=f"needs optuna_psms.{cls}"):
+                make_sampler(name)
+        else:
+            assert isinstance(make_sampler(name, 0), getattr(optuna_psms, cls))
+
+
+def test_default_sampler_runs(iris_text: Any) -> None:
+    model = FullModelSelector(space=SPACE, n_trials=4, random_state=0).fit(*iris_text)
+    assert type(model.study_.sampler).__name__ == (
+        "PSOSampler" if default_sampler_name() == "pso" else "TPESampler"
+    )
+
+
+def _always_fails(params: Any) -> Any:
+    raise ValueError("cannot build")
+
+
+def _nothing(trial: Any) -> dict[str, Any]:
+    return {}
+
+
+def test_every_trial_failing_raises_runtime_error(iris_text: Any) -> None:
+    space = FullModelSpace(
+        classifiers=[Component("bad", "classifier", _nothing, _always_fails)], selectors=[]
+    )
+    with pytest.raises(RuntimeError, match="no pipeline could be evaluated.*cannot build"):
+        FullModelSelector(space=space, sampler="random", n_trials=2).fit(*iris_text)
+    with pytest.raises(ValueError, match="n_trials or timeout"):
+        FullModelSelector(n_trials=None).fit(*iris_text)
+
+
+def test_pickle_and_predict_in_fresh_process(
+    tmp_path: Any, fitted: FullModelSelector, iris_text: Any
+) -> None:
+    path = tmp_path / "model.joblib"
+    joblib.dump(fitted, path)
+    X = iris_text[0]
+    np.save(tmp_path / "X.npy", X)
+    code = textwrap.dedent(
+        f"""
+        import joblib, numpy as np
+        model = joblib.load({str(path)!r})
+        pred = model.predict(np.load({str(tmp_path / "X.npy")!r}))
+        print(",".join(pred[:5]), len(model.study_.trials))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    ).stdout.strip()
+    assert out == ",".join(fitted.predict(X)[:5]) + " 8"
+
+
+def test_pickle_with_package_sampler(iris_text: Any) -> None:
+    if default_sampler_name() != "pso":
+        pytest.skip("optuna_psms.PSOSampler is not available")
+    import pickle
+
+    model = FullModelSelector(space=SPACE, sampler="pso", n_trials=3, random_state=0)
+    model.fit(*iris_text)
+    again = pickle.loads(pickle.dumps(model))
+    assert np.array_equal(again.predict(iris_text[0]), model.predict(iris_text[0]))
+    assert len(again.study_.trials) == 3
+    import optuna_psms
+
+    assert isinstance(again.study_.sampler, optuna_psms.PSOSampler)  # not swapped out
+
+
+def test_dataframe_input_end_to_end() -> None:
+    import pandas as pd
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    X = X.iloc[:120, :6].copy()
+    X["group"] = np.where(X.iloc[:, 0] > X.iloc[:, 0].median(), "big", "small")
+    X.iloc[::9, 1] = np.nan
+    labels = pd.Series(np.where(y.iloc[:120] == 1, "benign", "malignant"))
+    model = FullModelSelector(space=SPACE, sampler="tpe", n_trials=4, random_state=0)
+    model.fit(X, labels)
+    assert set(model.predict(X.head(10))) <= {"benign", "malignant"}
