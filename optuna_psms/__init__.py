@@ -1,8 +1,44 @@
-"""optuna-psms: population-based samplers and full model selection for Optuna."""
+"""optuna-psms: population-based samplers and full model selection for Optuna.
+
+The samplers import only Optuna and numpy. The full-model-selection names
+(:class:`FullModelSelector`, :class:`FullModelSpace`, :class:`Component`,
+:func:`make_objective`, from :mod:`optuna_psms.fms`) are loaded on first use, so that
+importing a sampler does not import scikit-learn and XGBoost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from typing import TYPE_CHECKING
 
 from optuna_psms._adapter import PopulationSampler
 from optuna_psms._pso import PSOSampler
 
+
+if TYPE_CHECKING:
+    from optuna_psms.fms import Component
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+    from optuna_psms.fms import make_objective
+
 __version__ = "0.1.0"
 
-__all__ = ["PSOSampler", "PopulationSampler", "__version__"]
+_FMS_NAMES = ("Component", "FullModelSelector", "FullModelSpace", "make_objective")
+
+__all__ = [
+    "Component",
+    "FullModelSelector",
+    "FullModelSpace",
+    "PSOSampler",
+    "PopulationSampler",
+    "__version__",
+    "make_objective",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FMS_NAMES:
+        from optuna_psms import fms
+
+        return getattr(fms, name)
+    raise AttributeError(f"module 'optuna_psms' has no attribute {name!r}")
