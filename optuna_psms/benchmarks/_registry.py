@@ -13,6 +13,7 @@ import optuna_psms
 def _ours() -> dict[str, Callable[[int], optuna.samplers.BaseSampler]]:
     out: dict[str, Callable[[int], optuna.samplers.BaseSampler]] = {
         "pso": lambda s: optuna_psms.PSOSampler(seed=s),
+        "pso_ring": lambda s: optuna_psms.PSOSampler(seed=s, topology="ring"),
     }
     lazy: dict[str, tuple[str, Callable[[int], optuna.samplers.BaseSampler]]] = {
         "pattern": ("PatternSearchSampler", lambda s: optuna_psms.PatternSearchSampler(seed=s)),
