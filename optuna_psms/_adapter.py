@@ -201,15 +201,23 @@ class PopulationSampler(BaseSampler, abc.ABC):
     def reseed_rng(self) -> None:
         """No-op: draws derive from ``(seed, trial number)``, so threads never share a stream."""
 
+    def _check_single_objective(self, study: Study) -> None:
+        if len(study.directions) > 1:
+            raise ValueError(
+                f"{type(self).__name__} optimises a single objective, but this study has "
+                f"{len(study.directions)} directions: multi-objective optimization is not "
+                "supported."
+            )
+
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        self._raise_error_if_multi_objective(study)
+        self._check_single_objective(study)
         with self._lock:
             self._ensure_asked(study, trial)
 
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
-        self._raise_error_if_multi_objective(study)
+        self._check_single_objective(study)
         with self._lock:
             cache = self._cache(study)
             if _compat.trial_id(trial) not in cache.asked:  # before_trial synced already
@@ -219,7 +227,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        self._raise_error_if_multi_objective(study)
+        self._check_single_objective(study)
         if not search_space:
             with self._lock:
                 self._ensure_asked(study, trial)
@@ -240,7 +248,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
         param_name: str,
         param_distribution: BaseDistribution,
     ) -> Any:
-        self._raise_error_if_multi_objective(study)
+        self._check_single_objective(study)
         with self._lock:
             asked = self._ensure_asked(study, trial)
             (u,) = self._coords(asked, [param_name])
