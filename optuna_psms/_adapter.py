@@ -366,9 +366,13 @@ class PopulationSampler(BaseSampler, abc.ABC):
                 cache.dims = tuple(_space.dim_of(n, cache.dists[n]) for n in cache.names)
                 for strategy in cache.strategies.values():
                     strategy.dims = cache.dims
-            self._register_runs(cache, changed)
-            for parsed in changed:
-                self._tell(cache, parsed)
+            if self._register_runs(cache, changed):
+                # Two workers restarted at once and the earlier start won: the strategy of
+                # that run counted its slots from the later one. Rare; replay everything.
+                self._rebuild(cache)
+            else:
+                for parsed in changed:
+                    self._tell(cache, parsed)
         return cache
 
     @staticmethod
@@ -389,13 +393,20 @@ class PopulationSampler(BaseSampler, abc.ABC):
         cache.bare_cursor = start + _BARE_PER_SYNC
         return ids + (bare + bare)[start : start + _BARE_PER_SYNC]
 
-    def _register_runs(self, cache: _StudyCache, parsed: list[_Parsed]) -> None:
+    def _register_runs(self, cache: _StudyCache, parsed: list[_Parsed]) -> bool:
+        """Record run starts (the earliest start of a run wins).
+
+        Returns whether an existing strategy now has the wrong start.
+        """
+        stale = False
         for p in parsed:
             if p.rec is None:
                 continue
             run, start = int(p.rec.get("r", 0)), int(p.rec.get("rs", 0))
             if run not in cache.run_starts or start < cache.run_starts[run]:
+                stale |= run in cache.strategies and cache.strategies[run].run_start != start
                 cache.run_starts[run] = start
+        return stale
 
     def _rebuild(self, cache: _StudyCache) -> None:
         """Re-align every record with the (grown) space and replay it into fresh strategies."""
@@ -514,7 +525,9 @@ class PopulationSampler(BaseSampler, abc.ABC):
     def _ask(self, study: Study, cache: _StudyCache, trial: FrozenTrial) -> _Asked:
         seed = self._seed_for(cache)
         number = trial.number
-        run = cache.current_run
+        # The latest run that started at or before this trial (another worker may have
+        # started a run at a later trial number already).
+        run = self._run_of_foreign(cache, number)
         strategy = self._strategy(cache, run)
         user_attrs: dict[str, Any] = {}
         if strategy.converged() and self._on_converged == "stop" and cache.stop_logged:
@@ -528,7 +541,10 @@ class PopulationSampler(BaseSampler, abc.ABC):
                 user_attrs["psms:pfc"] = round(n_run / budget, 6)
             if self._on_converged == "restart":
                 run += 1
-                cache.run_starts[run] = number
+                later = cache.run_starts.get(run)
+                cache.run_starts[run] = number if later is None else min(later, number)
+                if run in cache.strategies and cache.strategies[run].run_start != number:
+                    self._rebuild(cache)  # another worker restarted later: ours is earlier
                 strategy = self._strategy(cache, run)
                 _logger.info(
                     "%s: run %d converged after %d trials; restarting at trial %d.",

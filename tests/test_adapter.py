@@ -23,6 +23,11 @@ import pytest
 
 from optuna_psms import _records
 from optuna_psms import _space
+from optuna_psms import PopulationSampler
+from optuna_psms.core.base import Dim
+from optuna_psms.core.base import Proposal
+from optuna_psms.core.base import Record
+from optuna_psms.core.base import Strategy
 from optuna_psms.core.rng import hash_uniform
 from tests.samplers import make
 from tests.samplers import SAMPLERS
@@ -446,3 +451,48 @@ def test_pickled_sampler_continues_the_study_exactly(name: str) -> None:
     reference = optuna.create_study(sampler=make(name, seed=11))
     reference.optimize(psms_like, n_trials=30)
     assert [t.params for t in study.trials] == [t.params for t in reference.trials]
+
+
+class _ToyStrategy(Strategy):
+    """Converges after two finished trials; member = position in the run."""
+
+    def tell(self, record: Record) -> None:
+        self.finished = getattr(self, "finished", set())
+        if record.finished:
+            self.finished.add(record.number)
+
+    def ask(self, number: int, rng: np.random.Generator) -> Proposal:
+        return Proposal(np.full(self.dim, 0.5), number - self.run_start, 0)
+
+    def converged(self) -> bool:
+        return len(getattr(self, "finished", ())) >= 2
+
+
+class _ToySampler(PopulationSampler):
+    algorithm = "toy"
+
+    def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy:
+        return _ToyStrategy(len(dims), run_start, dims)
+
+
+def test_two_workers_restarting_at_once_agree_on_the_earliest_start() -> None:
+    study = optuna.create_study(sampler=_ToySampler(seed=0))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)  # run 0 converges
+    a, b = _ToySampler(seed=0), _ToySampler(seed=0)
+    storage, sid = study._storage, study._study_id
+    t2 = storage.get_trial(storage.create_new_trial(sid))
+    t3 = storage.get_trial(storage.create_new_trial(sid))
+    # Worker B asks trial 3 before worker A has written trial 2's record: both restart.
+    b.before_trial(study, t3)
+    a.before_trial(study, t2)
+    rec2, rec3 = (_records.load(storage.get_trial(t._trial_id).system_attrs) for t in (t2, t3))
+    assert rec2 is not None and rec3 is not None
+    assert (rec2["r"], rec2["rs"], rec2["m"]) == (1, 2, 0)
+    assert (rec3["r"], rec3["rs"]) == (1, 3)  # B did not know better when it asked
+    for t in (t2, t3):
+        storage.set_trial_param(t._trial_id, "x", 0.5, FloatDistribution(0, 1))
+        storage.set_trial_state_values(t._trial_id, TrialState.COMPLETE, [1.0])
+    # Once B sees A's record, run 1 starts at trial 2 for B as well (it replays).
+    b._sync(study)
+    cache = b._caches[b._key(study)]
+    assert cache.run_starts[1] == 2 and cache.strategies[1].run_start == 2

@@ -25,7 +25,11 @@ from optuna_psms.benchmarks._registry import ALL
 
 
 # PSOSampler without its two dashboard user attrs: on SQLite every attr is one commit.
-VARIANTS = {**ALL, "pso_noattr": lambda s: optuna_psms.PSOSampler(seed=s, record_user_attrs=False)}
+def _pso_noattr(seed: int) -> optuna.samplers.BaseSampler:
+    return optuna_psms.PSOSampler(seed=seed, record_user_attrs=False)
+
+
+VARIANTS = {**ALL, "pso_noattr": _pso_noattr}
 
 
 def objective(trial: optuna.Trial) -> float:
