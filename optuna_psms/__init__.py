@@ -12,6 +12,9 @@ from typing import Any
 from typing import TYPE_CHECKING
 
 from optuna_psms._adapter import PopulationSampler
+from optuna_psms._dynamic_random import DynamicRandomSampler
+from optuna_psms._eda import BUMDASampler
+from optuna_psms._eda import UMDASampler
 from optuna_psms._pso import PSOSampler
 
 
@@ -26,11 +29,14 @@ __version__ = "0.1.0"
 _FMS_NAMES = ("Component", "FullModelSelector", "FullModelSpace", "make_objective")
 
 __all__ = [
+    "BUMDASampler",
     "Component",
+    "DynamicRandomSampler",
     "FullModelSelector",
     "FullModelSpace",
     "PSOSampler",
     "PopulationSampler",
+    "UMDASampler",
     "__version__",
     "make_objective",
 ]
