@@ -212,3 +212,23 @@ def test_hash_uniform_is_deterministic_and_uniform() -> None:
     assert not np.array_equal(a, hash_uniform(4, 7, names))
     hist = np.histogram(a, bins=10, range=(0, 1))[0]
     assert hist.min() > 1800
+
+
+def test_algorithm_cores_do_not_import_optuna() -> None:
+    import ast
+    import pathlib
+
+    import optuna_psms.core
+
+    folder = pathlib.Path(optuna_psms.core.__file__).parent
+    modules = sorted(folder.glob("*.py"))
+    assert len(modules) >= 5
+    for path in modules:
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                assert name.split(".")[0] != "optuna", f"{path.name} imports {name}"
