@@ -134,10 +134,15 @@ def test_conditional_space_swarm_finds_the_best_branch(name: str) -> None:
 @pytest.mark.parametrize("name", ALL)
 def test_conditional_coordinates_are_kept_in_every_vector(name: str) -> None:
     study = optuna.create_study(sampler=make(name, seed=1))
-    study.optimize(psms_like, n_trials=30)
-    names = {"pre:standardize", "clf", "naive:alpha", "svm:C", "svm:gamma", "tree:depth"}
-    for rec in records(study)[10:]:
-        assert rec is not None and set(rec["x"]) == names
+    study.optimize(psms_like, n_trials=40)
+    known: set[str] = set()
+    for trial, rec in zip(study.trials, records(study)):
+        # Every vector holds every parameter known when the trial was asked, whether or
+        # not this trial's branch suggests it.
+        assert rec is not None and set(rec["x"]) == known
+        known |= set(trial.params)
+    assert len(known) == 6 or name in ("afgs", "dfgs", "pattern")  # local searches may not
+    # have visited every branch yet
 
 
 @pytest.mark.parametrize("name", ALL)
