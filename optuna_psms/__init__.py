@@ -15,6 +15,8 @@ from optuna_psms._adapter import PopulationSampler
 from optuna_psms._dynamic_random import DynamicRandomSampler
 from optuna_psms._eda import BUMDASampler
 from optuna_psms._eda import UMDASampler
+from optuna_psms._grid import FocusedGridSampler
+from optuna_psms._pattern import PatternSearchSampler
 from optuna_psms._pso import PSOSampler
 
 
@@ -32,9 +34,11 @@ __all__ = [
     "BUMDASampler",
     "Component",
     "DynamicRandomSampler",
+    "FocusedGridSampler",
     "FullModelSelector",
     "FullModelSpace",
     "PSOSampler",
+    "PatternSearchSampler",
     "PopulationSampler",
     "UMDASampler",
     "__version__",

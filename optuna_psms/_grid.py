@@ -1,0 +1,185 @@
+"""``FocusedGridSampler``: deterministic (DFGS) and annealed (AFGS) focused grid search."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from optuna_psms._adapter import PopulationSampler
+from optuna_psms.core.base import Dim
+from optuna_psms.core.base import Strategy
+from optuna_psms.core.grid import AFGSStrategy
+from optuna_psms.core.grid import DFGSStrategy
+from optuna_psms.core.grid import MODES
+
+
+#: DFGS warns once when one level needs more evaluations than this (``M >= 5``).
+DFGS_WARN_POINTS = 250
+
+
+class FocusedGridSampler(PopulationSampler):
+    """Focused grid search (Barbero, López & Dorronsoro, Neurocomputing 2009).
+
+    Every parameter the study suggests is one coordinate of the unit box (categorical
+    choices included). The search repeatedly zooms into half-size grids centred on the best
+    point found so far, down to a resolution of ``2^-depth`` of each range.
+
+    ``mode="deterministic"`` (**DFGS**, the refined version of Section 3.1): level 1 is the
+    outer grid of ``3^M`` points (box centre ``+/- 1/2`` of each range) plus the inner grid
+    of ``2^M`` points (``+/- 1/4``). When every point of a level has been evaluated, its best
+    point ``tau`` gives the next centre by Eq. 6 (a coordinate of ``tau`` on the outer border
+    moves inward by a quarter of the current grid width, so the next grid stays inside the
+    current one) and both grids halve. Points already evaluated in the run are never evaluated
+    again. Levels ``1 .. depth - 1``: the last inner grid has spacing ``2^-depth``. A run costs
+    about ``depth * 3^M`` evaluations at best and ``(depth - 1)(3^M + 2^M)`` at worst: DFGS is
+    meant for a few parameters. When one level needs more than 250 evaluations (``M >= 5``)
+    the sampler warns once; it then still enumerates its grids level by level, so a study with
+    fewer trials than ``3^M + 2^M`` only sees part of the first grid. With more than 10
+    parameters a level is never completed (it is not materialised). Use
+    ``mode="annealed"`` for many parameters.
+
+    ``mode="annealed"`` (**AFGS**, Section 3.2): outer ``3^M`` grids only, levels
+    ``0 .. depth - 1`` with half-width ``2^-(k+1)``; on each level a simulated-annealing walk
+    from the centre evaluates at most ``points_per_level`` (``Lambda``) new points. A neighbour
+    changes one uniformly chosen coordinate (centre value to ``+/-`` half-width by a coin toss,
+    ``+/-`` back to the centre value) and is accepted with probability
+    ``min(1, exp((F_C - F_N) / T))``, with ``T = T0 (1 - t / (Lambda - 1))`` for the ``t``-th
+    new neighbour (``T0 = initial_temperature = 0.8``, the paper's; note that it is in units of
+    the objective, which the paper's error rates keep in ``(0, 1)``). Already evaluated
+    neighbours cost nothing; after ``stuck`` (``S``) of them in a row the temperature falls
+    one step anyway, and the walk ends when it reaches 0. The best point of the run then
+    centres the next, halved grid (moved inward just enough to stay in the box).
+
+    **Discrete parameters.** Integer, stepped and categorical parameters snap to the centre of
+    their own grid cell; grid points that snap to the same value are one point, evaluated once.
+
+    **Trial assignment and concurrency.** DFGS: a trial gets the first point of the current
+    level, scanning cyclically from index ``trial number mod (3^M + 2^M)``, that is neither
+    evaluated nor running, so concurrent workers take different points. When every point of
+    the level is evaluated or running, a worker gets a point of the next level computed around
+    the best point finished so far (``psms:speculative``; it is a genuine grid point if that
+    best point is confirmed) or, if there is none, a uniform random point (``psms:explore``).
+    AFGS: the walk is sequential; each trial stores its walk step, so a worker continues from
+    the latest step, and a step whose result is still running counts as not accepted (the walk
+    goes on from the point before it). After the walk of a level ends, the next trial starts the
+    next level around the best point finished so far.
+
+    **Runs.** The first run starts from the box centre, as in the paper. A grid search is
+    deterministic, so a restarted run (``on_converged="restart"``, the default, once the last
+    level is reached) draws its centre uniformly in the middle half of each range with its
+    first trial and zooms from a quarter-width grid around it. ``on_converged="stop"`` stops
+    :meth:`~optuna.study.Study.optimize` instead (ask-and-tell studies go on with random
+    exploration points). The trial that detects convergence records ``psms:pfc``: the trials
+    of the run over its nominal budget (``levels x (3^M + 2^M)`` for DFGS, ``levels x Lambda``
+    for AFGS).
+
+    **Failures.** A failed, pruned, NaN or infinite trial counts as the worst value.
+
+    Storage, reproducibility, conditional and new parameters and enqueued trials follow
+    :class:`~optuna_psms.PopulationSampler`; a point enqueued or added by hand is a cached
+    evaluation (and, in AFGS, can centre the next level when it is the best). Each trial
+    carries the user attrs ``psms:level`` and ``psms:point`` (DFGS grid index) or
+    ``psms:step`` (AFGS walk step).
+
+    Example:
+
+        .. testcode::
+
+            import optuna
+            from optuna_psms import FocusedGridSampler
+
+
+            def objective(trial):
+                x = trial.suggest_float("x", -5, 5)
+                y = trial.suggest_float("y", -5, 5)
+                return (x - 1.25) ** 2 + (y + 2.5) ** 2
+
+
+            sampler = FocusedGridSampler(mode="deterministic", depth=8, seed=0)
+            study = optuna.create_study(sampler=sampler)
+            study.optimize(objective, n_trials=100)
+            assert study.best_value < 1e-3
+
+    Args:
+        mode: ``"deterministic"`` (DFGS) or ``"annealed"`` (AFGS).
+        depth: ``K``: the finest grid spacing is ``2^-K`` of each range (``>= 2``).
+        points_per_level: AFGS ``Lambda`` (``>= 2``); ``None`` means ``max(5, 5 M)`` capped at
+            ``3^M``. Ignored by DFGS.
+        initial_temperature: AFGS ``T0`` (``> 0``).
+        stuck: AFGS ``S`` (``>= 1``); ``None`` means ``max(3, 2 M)``, the size of a grid
+            point's neighbourhood.
+        seed: Seed of every random draw (with the trial number).
+        record_user_attrs: Write ``psms:*`` user attrs.
+        on_converged: ``"restart"`` or ``"stop"``.
+    """
+
+    def __init__(
+        self,
+        *,
+        mode: str = "deterministic",
+        depth: int = 10,
+        points_per_level: int | None = None,
+        initial_temperature: float = 0.8,
+        stuck: int | None = None,
+        seed: int | None = None,
+        record_user_attrs: bool = True,
+        on_converged: str = "restart",
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}.")
+        if not _is_int(depth) or not 2 <= depth <= 40:
+            raise ValueError(f"depth must be an integer in [2, 40], got {depth!r}.")
+        if points_per_level is not None and (
+            not _is_int(points_per_level) or points_per_level < 2
+        ):
+            raise ValueError(
+                f"points_per_level must be an integer >= 2 or None, got {points_per_level!r}."
+            )
+        if (
+            isinstance(initial_temperature, bool)
+            or not isinstance(initial_temperature, (int, float))
+            or not math.isfinite(initial_temperature)
+            or initial_temperature <= 0
+        ):
+            raise ValueError(
+                f"initial_temperature must be a positive number, got {initial_temperature!r}."
+            )
+        if stuck is not None and (not _is_int(stuck) or stuck < 1):
+            raise ValueError(f"stuck must be a positive integer or None, got {stuck!r}.")
+        super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
+        self._mode = mode
+        # Records of the two modes are not interchangeable.
+        self.algorithm = "dfgs" if mode == "deterministic" else "afgs"
+        self._depth = int(depth)
+        self._points_per_level = points_per_level
+        self._initial_temperature = float(initial_temperature)
+        self._stuck = stuck
+        self._warned = False
+
+    def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy:
+        if self._mode == "deterministic":
+            strategy = DFGSStrategy(len(dims), run_start, depth=self._depth, dims=dims)
+            if strategy.level_size > DFGS_WARN_POINTS and not self._warned:
+                self._warned = True
+                warnings.warn(
+                    f"FocusedGridSampler(mode='deterministic') over {len(dims)} parameters "
+                    f"needs {strategy.level_size} evaluations per level (3^M + 2^M); a study "
+                    "with fewer trials only sees part of the first grid. Use "
+                    "mode='annealed' for many parameters.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            return strategy
+        return AFGSStrategy(
+            len(dims),
+            run_start,
+            depth=self._depth,
+            points_per_level=self._points_per_level,
+            initial_temperature=self._initial_temperature,
+            stuck=self._stuck,
+            dims=dims,
+        )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -1,0 +1,320 @@
+"""PatternSearchSampler (PATSMS): the pure core against Algorithm 2, and the sampler."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import numpy as np
+import optuna
+import pytest
+
+from optuna_psms import _records
+from optuna_psms import PatternSearchSampler
+from optuna_psms.core.base import Dim
+from optuna_psms.core.base import Proposal
+from optuna_psms.core.base import Record
+from optuna_psms.core.base import Strategy
+from optuna_psms.core.pattern import convergence_threshold
+from optuna_psms.core.pattern import pattern_point
+from optuna_psms.core.pattern import PatternStrategy
+from optuna_psms.core.rng import trial_rng
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def drive(
+    strategy: Strategy, f: Callable[[np.ndarray], float], n: int, start: int = 0
+) -> list[tuple[Proposal, Record]]:
+    """A sequential study on a bare strategy: ask, tell running, evaluate, tell finished."""
+    out = []
+    for number in range(start, start + n):
+        prop = strategy.ask(number, trial_rng(0, number))
+        x = np.clip(prop.x, 0.0, 1.0)
+        args = (number, prop.member, prop.generation, x, prop.vectors, prop.info)
+        strategy.tell(Record(*args, loss=None))
+        rec = Record(*args, loss=f(x))
+        strategy.tell(rec)
+        out.append((prop, rec))
+    return out
+
+
+def quad(x: np.ndarray) -> float:
+    return float(np.sum((x - 0.3) ** 2))
+
+
+# --------------------------------------------------------------------------- maths
+def test_pattern_columns_are_plus_then_minus_identity() -> None:
+    c = np.array([0.5, 0.5, 0.5])
+    got = [pattern_point(c, j, 0.25) - c for j in range(6)]
+    expected = np.concatenate([np.eye(3), -np.eye(3)]) * 0.25
+    np.testing.assert_allclose(np.array(got), expected)
+
+
+def test_pattern_point_walls_and_discrete_cells() -> None:
+    c = np.array([0.9, 0.45])
+    cells = np.array([0, 5])  # a 5-choice coordinate: cells of width 0.2
+    # Continuous coordinate on the wall.
+    assert pattern_point(c, 0, 0.5, cells)[0] == 1.0
+    # Discrete: 0.45 is cell 2; a step of 0.5 is round(2.5) = 2 cells (half up) -> cell 4.
+    assert pattern_point(c, 1, 0.5, cells)[1] == pytest.approx(0.9)
+    # A step below one cell still moves one cell.
+    assert pattern_point(c, 3, 0.01, cells)[1] == pytest.approx(0.3)
+    # Other discrete coordinates sit on their cell centre.
+    assert pattern_point(c, 0, 0.1, cells)[1] == pytest.approx(0.5)
+
+
+def test_convergence_threshold_continuous_and_discrete() -> None:
+    assert convergence_threshold(1e-3, np.array([0, 0])) == 1e-3
+    assert convergence_threshold(1e-3, np.array([4])) == pytest.approx(0.125)
+    assert convergence_threshold(1e-3, np.array([0, 4])) == pytest.approx(1e-3)
+    assert convergence_threshold(1e-3, np.array([10_000])) == pytest.approx(1e-3)
+
+
+# --------------------------------------------------------------------------- Algorithm 2
+def test_sequential_run_is_algorithm_2_with_halving_exactly_on_failed_sweeps() -> None:
+    d = 3
+    s = PatternStrategy(d, 0, resolution=1e-3)
+    trace = drive(s, quad, 1 + 2 * d * 12)
+    best: Record | None = None
+    step_of: dict[int, float] = {}
+    improved: dict[int, bool] = {}
+    best_before_sweep: dict[int, float] = {}
+    for prop, rec in trace:
+        sweep, j = prop.generation, prop.member
+        if rec.number == 0:
+            assert sweep == 0
+        else:
+            assert (sweep, j) == ((rec.number - 1) // (2 * d) + 1, (rec.number - 1) % (2 * d))
+            best_before_sweep.setdefault(sweep, best.loss if best else math.inf)
+            step_of.setdefault(sweep, prop.info["step"])
+            assert prop.info["step"] == step_of[sweep]
+            assert best is not None
+            # The point is the current best moved along column j (or an exploration point
+            # replacing a repeat).
+            if "explore" not in prop.info:
+                assert prop.info["centre"] == best.number
+                expected = pattern_point(best.x, j, step_of[sweep])
+                np.testing.assert_allclose(rec.x, expected)
+            assert rec.loss is not None
+            improved[sweep] = improved.get(sweep, False) or rec.loss < best_before_sweep[sweep]
+        assert rec.loss is not None
+        if best is None or best.loss is None or rec.loss < best.loss:
+            best = rec
+    assert step_of[1] == 0.5
+    halvings = 0
+    for sweep in sorted(step_of)[:-1]:
+        if improved[sweep]:
+            assert step_of[sweep + 1] == step_of[sweep]
+        else:
+            assert step_of[sweep + 1] == step_of[sweep] / 2
+            halvings += 1
+    assert halvings >= 3 and any(improved.values())
+
+
+def test_step_rule_always_halves_after_every_sweep() -> None:
+    s = PatternStrategy(2, 0, step_rule="always")
+    trace = drive(s, quad, 1 + 4 * 5)
+    steps = sorted({(p.generation, p.info["step"]) for p, _ in trace[1:]})
+    assert steps == [(1, 0.5), (2, 0.25), (3, 0.125), (4, 0.0625), (5, 0.03125)]
+
+
+def test_failed_trials_never_become_the_centre_nor_an_improvement() -> None:
+    s = PatternStrategy(2, 0)
+    drive(s, lambda x: math.inf if x[0] > 0.0 else quad(x), 1 + 4)
+    # Only the x = 0 wall point (column 2, if it was reached) can be finite.
+    centre = s.centre()
+    assert centre is not None
+    assert centre.loss is not None
+    assert math.isfinite(centre.loss) or centre.number == 0
+
+
+def test_state_is_a_function_of_the_set_of_records() -> None:
+    a = PatternStrategy(3, 0)
+    trace = drive(a, quad, 40)
+    b = PatternStrategy(3, 0)
+    for _, rec in reversed(trace):
+        b.tell(rec)
+    for n in range(40, 50):
+        pa, pb = a.ask(n, trial_rng(1, n)), b.ask(n, trial_rng(1, n))
+        np.testing.assert_array_equal(pa.x, pb.x)
+        assert pa.info == pb.info
+    assert a.current_step() == b.current_step()
+
+
+def test_sweep_running_concurrently_keeps_the_step_for_the_next_sweep() -> None:
+    """All 2d points of sweep 1 are running: the next worker gets sweep 2, same step."""
+    d = 2
+    s = PatternStrategy(d, 0)
+    drive(s, quad, 1)  # the initial centre (trial 0) is finished
+    running = []
+    for n in range(1, 1 + 2 * d):
+        prop = s.ask(n, trial_rng(0, n))
+        rec = Record(n, prop.member, prop.generation, prop.x, info=prop.info, loss=None)
+        s.tell(rec)
+        running.append(rec)
+    prop = s.ask(1 + 2 * d, trial_rng(0, 1 + 2 * d))
+    assert (prop.generation, prop.member) == (2, 0)
+    assert prop.info["step"] == 0.5 and prop.info["centre"] == 0  # around the known best
+    # Once every point of sweep 1 has failed, sweep 2's step is halved.
+    for rec in running:
+        s.tell(Record(rec.number, rec.member, rec.generation, rec.x, info=rec.info, loss=99.0))
+    assert s.ask(1 + 2 * d, trial_rng(0, 5)).info["step"] == 0.25
+
+
+def test_convergence_and_budget() -> None:
+    s = PatternStrategy(2, 0, resolution=0.01)
+    assert s.levels() == 6  # 0.5, 0.25, ..., 0.015625 >= 0.01
+    assert s.budget() == 1 + 4 * 6
+    drive(s, lambda x: float(np.sum(x)), 1)  # centre at a random point; its corner is 0
+    n = 1
+    while not s.converged():
+        drive(s, lambda x: float(np.sum(np.abs(x - 0.5))), 1, start=n)
+        n += 1
+        assert n < 500
+    assert s.current_step() < 0.01
+
+
+def test_discrete_space_converges_on_its_grid() -> None:
+    dims = (Dim("a", "int", 7), Dim("b", "categorical", 3))
+    s = PatternStrategy(2, 0, dims=dims)
+    trace = drive(s, lambda x: float(abs(x[0] - 3.5 / 7) + abs(x[1] - 0.5 / 3)), 1)
+    n = 1
+    while not s.converged() and n < 200:
+        trace += drive(s, lambda x: float(abs(x[0] - 3.5 / 7) + abs(x[1] - 0.5 / 3)), 1, n)
+        n += 1
+    assert s.converged() and n < 60
+    assert min(r.loss for _, r in trace if r.loss is not None) == pytest.approx(0.0)
+
+
+# --------------------------------------------------------------------------- sampler
+def objective(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", -5, 5)
+    y = trial.suggest_int("y", -5, 5)
+    return (x - 1) ** 2 + y**2
+
+
+def test_invalid_arguments_name_the_problem() -> None:
+    with pytest.raises(ValueError, match="initial_step"):
+        PatternSearchSampler(initial_step=0.0)
+    with pytest.raises(ValueError, match="resolution"):
+        PatternSearchSampler(resolution=0.9)
+    with pytest.raises(ValueError, match="step_rule"):
+        PatternSearchSampler(step_rule="never")
+    with pytest.raises(ValueError, match="on_converged"):
+        PatternSearchSampler(on_converged="wait")
+    with pytest.raises(ValueError, match="seed"):
+        PatternSearchSampler(seed=-3)
+
+
+def test_user_attrs_and_records() -> None:
+    study = optuna.create_study(sampler=PatternSearchSampler(seed=0))
+    study.optimize(objective, n_trials=12)
+    attrs = [t.user_attrs for t in study.trials]
+    assert [(a["psms:sweep"], a["psms:point"]) for a in attrs[1:6]] == [
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (2, 0),
+    ]
+    assert attrs[1]["psms:step"] == 0.5
+    rec = _records.load(study.trials[3].system_attrs)
+    assert rec is not None and rec["a"] == "pattern" and rec["g"] == 1 and rec["m"] == 2
+
+
+def test_restart_records_pfc_and_starts_a_new_random_run() -> None:
+    study = optuna.create_study(sampler=PatternSearchSampler(seed=1, resolution=0.01))
+    study.optimize(objective, n_trials=200)
+    marks = [t for t in study.trials if "psms:converged_run" in t.user_attrs]
+    assert len(marks) >= 2
+    first = marks[0]
+    assert first.user_attrs["psms:converged_run"] == 0
+    assert first.user_attrs["psms:pfc"] == pytest.approx(
+        first.user_attrs["psms:run_trials"] / (1 + 4 * 6), abs=1e-6
+    )
+    assert first.user_attrs["psms:run"] == 1 and first.user_attrs["psms:sweep"] == 0
+    rec = _records.load(first.system_attrs)
+    assert rec is not None and rec["r"] == 1 and rec["rs"] == first.number
+    assert study.best_value < 1e-3
+
+
+def test_stop_ends_optimize_and_leaves_ask_tell_working(caplog: Any) -> None:
+    study = optuna.create_study(
+        sampler=PatternSearchSampler(seed=1, resolution=0.01, on_converged="stop")
+    )
+    study.optimize(objective, n_trials=500)
+    n = len(study.trials)
+    assert n < 200
+    assert "psms:pfc" in study.trials[-1].user_attrs or any(
+        "psms:pfc" in t.user_attrs for t in study.trials[-3:]
+    )
+    # Ask-and-tell users go on without error (the study cannot be stopped there).
+    for _ in range(5):
+        trial = study.ask()
+        study.tell(trial, objective(trial))
+    assert len(study.trials) == n + 5
+    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
+    # A later optimize call stops at once again (after one trial).
+    study.optimize(objective, n_trials=50)
+    assert len(study.trials) <= n + 5 + 2
+
+
+_WORKER = textwrap.dedent(
+    """
+    import sys, time, optuna
+    sys.path.insert(0, {repo!r})
+    from tests.samplers import make
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    storage = optuna.storages.JournalStorage(
+        optuna.storages.journal.JournalFileBackend({path!r}))
+    study = optuna.load_study(study_name="s", storage=storage, sampler=make({name!r}, seed=0))
+
+    def objective(trial):
+        x = trial.suggest_float("x", -5, 5)
+        y = trial.suggest_float("y", -5, 5)
+        time.sleep(0.02)
+        return (x - 1.0) ** 2 + (y + 2.0) ** 2
+
+    study.optimize(objective, n_trials={n})
+    """
+)
+
+
+def run_four_processes(name: str, path: str, n_each: int) -> optuna.Study:
+    """Four worker processes on one journal file, each running ``n_each`` trials."""
+    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(path))
+    optuna.create_study(study_name="s", storage=storage)
+    script = _WORKER.format(repo=REPO, path=path, name=name, n=n_each)
+    procs = [subprocess.Popen([sys.executable, "-c", script], cwd=REPO) for _ in range(4)]
+    for p in procs:
+        assert p.wait(timeout=120) == 0
+    return optuna.load_study(study_name="s", storage=storage)
+
+
+def test_four_processes_on_one_journal_file(tmp_path: Any) -> None:
+    study = run_four_processes("pattern", str(tmp_path / "journal.log"), 20)
+    recs = [_records.load(t.system_attrs) for t in study.trials]
+    assert len(recs) == 80 and all(r is not None for r in recs)
+    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
+    # Trial n of a run is pattern column (n - rs - 1) % 4 of sweep (n - rs - 1) // 4 + 1,
+    # whatever the number of workers: no point of a sweep is skipped or asked twice.
+    seen = set()
+    for t, rec in zip(study.trials, recs):
+        assert rec is not None
+        if not rec["x"]:
+            continue  # trial 0 was asked before any parameter existed
+        i = t.number - rec["rs"]
+        expected = (0, 0) if i == 0 else ((i - 1) // 4 + 1, (i - 1) % 4)
+        assert (rec["g"], rec["m"]) == expected
+        assert (rec["r"], rec["g"], rec["m"]) not in seen
+        seen.add((rec["r"], rec["g"], rec["m"]))
+        if i > 0 and "explore" not in rec["info"]:
+            assert rec["info"]["step"] <= 0.5
+    assert study.best_value < 0.5
