@@ -53,6 +53,7 @@ import abc
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import replace
 import math
 import secrets
 import threading
@@ -89,6 +90,11 @@ _FOREIGN_SEED = 0
 _ON_CONVERGED = ("restart", "stop")
 #: Unfinished trials without a record re-read per sync (see ``_pending_to_read``).
 _BARE_PER_SYNC = 16
+
+
+def _finite(values: Any) -> np.ndarray:
+    v = np.asarray(values, dtype=float)
+    return v if np.isfinite(v).all() else np.nan_to_num(v, nan=0.0, posinf=0.0, neginf=0.0)
 
 
 @dataclass
@@ -306,8 +312,11 @@ class PopulationSampler(BaseSampler, abc.ABC):
         value = cache.sign * float(trial.value)
         return value if math.isfinite(value) else math.inf
 
-    def _parse(self, cache: _StudyCache, trial: FrozenTrial) -> _Parsed:
-        rec = _records.load(trial.system_attrs)
+    def _parse(
+        self, cache: _StudyCache, trial: FrozenTrial, known: dict[str, Any] | None = None
+    ) -> _Parsed:
+        """``known``: the trial's record if this process already holds it (no JSON parse)."""
+        rec = known if known is not None else _records.load(trial.system_attrs)
         if rec is not None and (
             rec.get("a") != self.algorithm or rec.get("ver") != RECORD_VERSION
         ):
@@ -330,25 +339,29 @@ class PopulationSampler(BaseSampler, abc.ABC):
         changed: list[_Parsed] = []
         new_names = dims_changed = False
         for trial in sorted(trials, key=lambda t: t.number):
-            if trial.number in cache.parsed and cache.parsed[trial.number].loss is not None:
+            prev = cache.parsed.get(trial.number)
+            if prev is not None and prev.loss is not None:
                 continue  # finished trials never change
-            if not trial.state.is_finished():
-                cache.pending[trial.number] = _compat.trial_id(trial)
-            else:
+            finished = trial.state.is_finished()
+            if finished:
                 cache.pending.pop(trial.number, None)
-            parsed = self._parse(cache, trial)
-            for name, dist in parsed.distributions.items():
+            else:
+                cache.pending[trial.number] = _compat.trial_id(trial)
+            for name, dist in trial.distributions.items():
                 if dist.single():
                     continue
                 if name not in cache.dists:
                     new_names = True
-                if cache.dist_number.get(name, -1) <= parsed.number:
+                if cache.dist_number.get(name, -1) <= trial.number:
                     if name in cache.dists and cache.dists[name] != dist:
                         dims_changed = True
                     cache.dists[name] = dist
-                    cache.dist_number[name] = parsed.number
+                    cache.dist_number[name] = trial.number
+            if not finished and (prev is not None or not _records.present(trial.system_attrs)):
+                continue  # running: record already known, or not written yet
+            parsed = self._parse(cache, trial, prev.rec if prev is not None else None)
             if parsed.loss is None and parsed.rec is None:
-                continue  # running without a record yet: look again later
+                continue
             cache.parsed[parsed.number] = parsed
             changed.append(parsed)
         if cache.adopted_seed is None:
@@ -372,7 +385,12 @@ class PopulationSampler(BaseSampler, abc.ABC):
                 self._rebuild(cache)
             else:
                 for parsed in changed:
-                    self._tell(cache, parsed)
+                    running = cache.records.get(parsed.number)
+                    if running is not None and running.ours and not running.finished:
+                        # Same record, now finished: its arrays are already aligned.
+                        self._tell(cache, parsed, replace(running, loss=parsed.loss))
+                    else:
+                        self._tell(cache, parsed)
         return cache
 
     @staticmethod
@@ -489,8 +507,9 @@ class PopulationSampler(BaseSampler, abc.ABC):
         if rest:
             x[rest] = hash_uniform(seed, parsed.number, [names[i] for i in rest])
 
-    def _tell(self, cache: _StudyCache, parsed: _Parsed) -> None:
-        record = self._record(cache, parsed)
+    def _tell(self, cache: _StudyCache, parsed: _Parsed, record: Record | None = None) -> None:
+        if record is None:
+            record = self._record(cache, parsed)
         cache.records[parsed.number] = record
         if parsed.rec is not None:
             run = int(parsed.rec.get("r", 0))
@@ -583,10 +602,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
                 except (ValueError, TypeError):
                     pass
         names = cache.names
-        vectors = {
-            k: np.round(np.nan_to_num(np.asarray(v, dtype=float)), _DECIMALS)
-            for k, v in proposal.vectors.items()
-        }
+        vectors = {k: np.round(_finite(v), _DECIMALS) for k, v in proposal.vectors.items()}
         info = dict(proposal.info)
         if run:
             info["run"] = run
@@ -617,5 +633,6 @@ class PopulationSampler(BaseSampler, abc.ABC):
         cache.parsed[number] = parsed
         cache.pending[number] = _compat.trial_id(trial)
         self._register_runs(cache, [parsed])
-        self._tell(cache, parsed)
+        member, generation = int(proposal.member), int(proposal.generation)
+        self._tell(cache, parsed, Record(number, member, generation, x, vectors, dict(info)))
         return _Asked(seed, number, coords)

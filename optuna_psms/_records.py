@@ -29,6 +29,11 @@ def dump(record: dict[str, Any]) -> dict[str, Any]:
     return attrs
 
 
+def present(system_attrs: dict[str, Any]) -> bool:
+    """Whether ``system_attrs`` hold a (possibly chunked) record."""
+    return KEY in system_attrs or f"{KEY}:n" in system_attrs
+
+
 def load(system_attrs: dict[str, Any]) -> dict[str, Any] | None:
     """The record stored in ``system_attrs``; ``None`` if absent, incomplete or unreadable."""
     text = system_attrs.get(KEY)

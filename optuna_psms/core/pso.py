@@ -196,8 +196,7 @@ class PSOStrategy(Strategy):
             x = rng.uniform(0.0, 1.0, self.dim)
             v = rng.uniform(-self.v_max, self.v_max, self.dim)
             return Proposal(x, member, iteration, {"v": v}, {}, display)
-        r1 = rng.uniform(0.0, 1.0, self.dim)
-        r2 = rng.uniform(0.0, 1.0, self.dim)
+        r1, r2 = rng.random((2, self.dim))
         own = self._personal_best.get(member)
         p_i = own.x if own is not None else base.x
         social = (
