@@ -32,6 +32,10 @@ def _pso_noattr(seed: int) -> optuna.samplers.BaseSampler:
 VARIANTS = {**ALL, "pso_noattr": _pso_noattr}
 
 
+def objective_float2(trial: optuna.Trial) -> float:
+    return trial.suggest_float("x", -5, 5) ** 2 + trial.suggest_float("y", -5, 5) ** 2
+
+
 def objective(trial: optuna.Trial) -> float:
     x = trial.suggest_float("x", -5, 5)
     y = trial.suggest_float("y", -5, 5)
@@ -41,7 +45,12 @@ def objective(trial: optuna.Trial) -> float:
     return x * x + y * y + z + k + (c == "b")
 
 
-def measure(name: str, n_trials: int, storage: str | None) -> tuple[float, float]:
+OBJECTIVES = {"mixed5": objective, "float2": objective_float2}
+
+
+def measure(
+    name: str, n_trials: int, storage: str | None, kind: str = "mixed5"
+) -> tuple[float, float]:
     """Mean ms/trial over the run and over its last 1,000 trials."""
     study = optuna.create_study(sampler=VARIANTS[name](0), storage=storage)
     stamps: list[float] = []
@@ -50,7 +59,7 @@ def measure(name: str, n_trials: int, storage: str | None) -> tuple[float, float
         stamps.append(time.perf_counter())
 
     start = time.perf_counter()
-    study.optimize(objective, n_trials=n_trials, callbacks=[callback])
+    study.optimize(OBJECTIVES[kind], n_trials=n_trials, callbacks=[callback])
     total = (stamps[-1] - start) / n_trials * 1e3
     window = min(1000, n_trials - 1)
     tail = (stamps[-1] - stamps[-1 - window]) / window * 1e3
@@ -64,9 +73,15 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--memory-trials", nargs="*", type=int, default=[1000, 10000])
     parser.add_argument("--sqlite-trials", nargs="*", type=int, default=[1000, 10000])
+    parser.add_argument(
+        "--objective",
+        choices=sorted(OBJECTIVES),
+        default="mixed5",
+        help="mixed5: 3 floats (1 log), an int and a categorical; float2: 2 floats",
+    )
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    print(f"optuna {optuna.__version__}; instant 5-parameter objective")
+    print(f"optuna {optuna.__version__}; instant objective {args.objective}")
     print(
         f"{'storage':8} {'trials':>7} {'sampler':8} {'ms/trial':>9} {'last 1k':>9} {'x random':>9}"
     )
@@ -80,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
                         if storage_kind == "memory"
                         else f"sqlite:///{os.path.join(tmp, 'b.db')}"
                     )
-                    total, tail = measure(name, n, url)
+                    total, tail = measure(name, n, url, args.objective)
                 if base is None:
                     base = tail
                 ratio = tail / base
