@@ -28,6 +28,10 @@ def _ours() -> dict[str, Callable[[int], optuna.samplers.BaseSampler]]:
         "umda": ("UMDASampler", lambda s: optuna_psms.UMDASampler(seed=s)),
         "bumda": ("BUMDASampler", lambda s: optuna_psms.BUMDASampler(seed=s)),
         "drs": ("DynamicRandomSampler", lambda s: optuna_psms.DynamicRandomSampler(seed=s)),
+        "drs_nobatch": (
+            "DynamicRandomSampler",
+            lambda s: optuna_psms.DynamicRandomSampler(seed=s, n_batches=None),
+        ),
     }
     for key, (attr, factory) in lazy.items():
         if hasattr(optuna_psms, attr):
