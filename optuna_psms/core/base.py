@@ -75,6 +75,25 @@ class Record:
         return self.loss is not None and math.isfinite(self.loss)
 
 
+def beats(b: Record, a: Record | None) -> bool:
+    """Whether finished record ``b`` is strictly better than ``a`` (``None``: no record).
+
+    Lower loss wins; between equal losses the lower trial number wins, so the order of
+    records is total and does not depend on the order in which they were told.
+    """
+    if a is None:
+        return True
+    assert a.loss is not None and b.loss is not None
+    return (b.loss, b.number) < (a.loss, a.number)
+
+
+def better(a: Record | None, b: Record | None) -> Record | None:
+    """The better of two finished records (either may be ``None``), as in :func:`beats`."""
+    if b is None:
+        return a
+    return b if beats(b, a) else a
+
+
 @dataclass
 class Proposal:
     """The next point a strategy asks to evaluate.

@@ -48,10 +48,10 @@ import math
 
 import numpy as np
 
+from optuna_psms.core.base import better
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
-from optuna_psms.core.generations import better
 from optuna_psms.core.generations import GenerationalStrategy
 from optuna_psms.core.generations import rank_finite
 

@@ -63,16 +63,6 @@ def rank_finite(losses: np.ndarray) -> np.ndarray:
     return finite[order]
 
 
-def better(a: Record | None, b: Record | None) -> Record | None:
-    """The better of two finished records: lower loss, then lower trial number."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    assert a.loss is not None and b.loss is not None
-    return a if (a.loss, a.number) <= (b.loss, b.number) else b
-
-
 class GenerationalStrategy(Strategy, Generic[M]):
     """Base class: trial-to-slot assignment, per-generation records, cached models.
 

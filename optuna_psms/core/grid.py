@@ -36,6 +36,7 @@ import math
 
 import numpy as np
 
+from optuna_psms.core.base import beats
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
@@ -144,13 +145,6 @@ def neighbour(gamma: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def _better(a: Record | None, b: Record) -> bool:
-    if a is None:
-        return True
-    assert a.loss is not None and b.loss is not None
-    return (b.loss, b.number) < (a.loss, a.number)
-
-
 # --------------------------------------------------------------------------- shared state
 class _GridBase(Strategy):
     """What both modes keep: evaluated points by identity, the run's best, positions."""
@@ -200,7 +194,7 @@ class _GridBase(Strategy):
                 improved = True
             if old is None or cand < old:
                 self._loss[key] = cand
-            if _better(self._best, record):
+            if beats(record, self._best):
                 self._best = record
         return key, new_key, first, improved
 

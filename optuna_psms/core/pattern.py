@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from optuna_psms.core.base import beats
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
@@ -117,14 +118,6 @@ def convergence_threshold(resolution: float, cells: np.ndarray) -> float:
     """
     per_coordinate = [resolution if k <= 0 else max(resolution, 0.5 / float(k)) for k in cells]
     return float(min(per_coordinate)) if per_coordinate else float(resolution)
-
-
-def _better(a: Record | None, b: Record) -> bool:
-    """Whether finished record ``b`` beats ``a`` (lower loss, then lower trial number)."""
-    if a is None:
-        return True
-    assert a.loss is not None and b.loss is not None
-    return (b.loss, b.number) < (a.loss, a.number)
 
 
 class PatternStrategy(Strategy):
@@ -219,7 +212,7 @@ class PatternStrategy(Strategy):
         if record.loss is None:
             self._invalidate(s)
             return
-        if _better(self._best, record):
+        if beats(record, self._best):
             self._best = record
         self._sweep_min[s] = min(record.loss, self._sweep_min.get(s, math.inf))
         self._invalidate(s)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from optuna_psms.core.base import better
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
@@ -83,16 +84,6 @@ def move(x: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(x_new, 0.0, 1.0), v_new
 
 
-def _better(a: Record | None, b: Record | None) -> Record | None:
-    """The better of two finished records: lower loss, then lower trial number."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    assert a.loss is not None and b.loss is not None
-    return a if (a.loss, a.number) <= (b.loss, b.number) else b
-
-
 class PSOStrategy(Strategy):
     """Synchronous PSMS swarm over trial numbers.
 
@@ -149,18 +140,18 @@ class PSOStrategy(Strategy):
     def tell(self, record: Record) -> None:
         if record.member < 0:
             if record.ok:
-                self._foreign_best = _better(self._foreign_best, record)
+                self._foreign_best = better(self._foreign_best, record)
             return
         self._by_member.setdefault(record.member, {})[record.generation] = record
         if not record.ok:
             return
-        best = _better(self._personal_best.get(record.member), record)
+        best = better(self._personal_best.get(record.member), record)
         assert best is not None
         self._personal_best[record.member] = best
         g = record.generation
         while len(self._gen_best) <= g:
             self._gen_best.append(None)
-        if _better(self._gen_best[g], record) is record:
+        if better(self._gen_best[g], record) is record:
             self._gen_best[g] = record
             del self._prefix[g:]
 
@@ -169,14 +160,14 @@ class PSOStrategy(Strategy):
         upto = min(iteration, len(self._gen_best))
         while len(self._prefix) < upto:
             prev = self._prefix[-1] if self._prefix else None
-            self._prefix.append(_better(prev, self._gen_best[len(self._prefix)]))
+            self._prefix.append(better(prev, self._gen_best[len(self._prefix)]))
         best = self._prefix[upto - 1] if upto > 0 else None
-        return _better(best, self._foreign_best)
+        return better(best, self._foreign_best)
 
     def _neighbourhood_best(self, member: int) -> Record | None:
         best = self._foreign_best
         for k in (member - 1, member, member + 1):
-            best = _better(best, self._personal_best.get(k % self.swarm_size))
+            best = better(best, self._personal_best.get(k % self.swarm_size))
         return best
 
     def _base(self, member: int, iteration: int) -> Record | None:
