@@ -10,6 +10,9 @@ import sys
 import textwrap
 from typing import Any
 
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 import numpy as np
 import optuna
 import pytest
@@ -318,3 +321,20 @@ def test_four_processes_on_one_journal_file(tmp_path: Any) -> None:
         if i > 0 and "explore" not in rec["info"]:
             assert rec["info"]["step"] <= 0.5
     assert study.best_value < 0.5
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(0.0, 1.0), st.sampled_from([0, 0, 1, 2, 3, 7, 10])),
+        min_size=1,
+        max_size=32,
+    )
+)
+def test_point_key_fast_path_equals_numpy_path(pairs: list[tuple[float, int]]) -> None:
+    from optuna_psms.core.pattern import _point_key_numpy
+    from optuna_psms.core.pattern import _point_key_small
+
+    x = np.array([p[0] for p in pairs])
+    cells = np.array([p[1] for p in pairs], dtype=np.int64)
+    assert _point_key_small(x, cells) == _point_key_numpy(x, cells)

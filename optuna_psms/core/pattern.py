@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 import math
+import struct
 
 import numpy as np
 
@@ -47,29 +48,66 @@ def cells_of(dims: Sequence[Dim], dim: int) -> np.ndarray:
     return np.array([max(int(d.cells), 0) for d in dims], dtype=np.int64)
 
 
+_grid_cache: dict[bytes, tuple[bool, np.ndarray, np.ndarray]] = {}
+
+
+def _grid(cells: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray]:
+    """(any discrete, discrete mask, cell counts with 1 for continuous), cached per grid."""
+    raw = cells.tobytes()
+    hit = _grid_cache.get(raw)
+    if hit is None:
+        disc = cells > 0
+        hit = (bool(disc.any()), disc, np.where(disc, cells, 1).astype(float))
+        if len(_grid_cache) > 256:
+            _grid_cache.clear()
+        _grid_cache[raw] = hit
+    return hit
+
+
 def snap(x: np.ndarray, cells: np.ndarray) -> np.ndarray:
     """Put every discrete coordinate on the centre of its cell; continuous ones unchanged."""
     out = np.array(x, dtype=float)
-    if not cells.any():
+    any_disc, disc, k = _grid(cells)
+    if not any_disc:
         return out
-    disc = cells > 0
-    if disc.any():
-        k = cells[disc].astype(float)
-        cell = np.clip(np.floor(out[disc] * k), 0, k - 1)
-        out[disc] = (cell + 0.5) / k
-    return out
+    centre: np.ndarray = (np.clip(np.floor(out * k), 0, k - 1) + 0.5) / k
+    return np.where(disc, centre, out)
 
 
 def point_key(x: np.ndarray, cells: np.ndarray) -> bytes:
-    """The identity of a point: cell index of discrete coordinates, rounded continuous ones."""
+    """The identity of a point: cell index of discrete coordinates, rounded continuous ones.
+
+    Continuous coordinates are rounded to ``_KEY_DECIMALS`` decimals exactly as
+    ``numpy.round`` does (scale, round half to even, unscale). Below 33 coordinates the
+    key is computed in plain Python, which is several times faster on tiny arrays than numpy
+    and gives the same bytes (``tests/test_pattern.py`` checks both paths agree).
+    """
+    if len(x) <= 32:
+        return _point_key_small(x, cells)
+    return _point_key_numpy(x, cells)
+
+
+def _point_key_numpy(x: np.ndarray, cells: np.ndarray) -> bytes:
     key = np.round(np.asarray(x, dtype=float), _KEY_DECIMALS)
-    if not cells.any():
-        return (key + 0.0).tobytes()  # + 0.0 turns -0.0 into 0.0
-    disc = cells > 0
-    if disc.any():
-        k = cells[disc].astype(float)
-        key[disc] = np.clip(np.floor(key[disc] * k), 0, k - 1)
+    any_disc, disc, k = _grid(cells)
+    if any_disc:
+        key = np.where(disc, np.clip(np.floor(key * k), 0, k - 1), key)
     return (key + 0.0).tobytes()  # + 0.0 turns -0.0 into 0.0
+
+
+_SCALE = 10.0**_KEY_DECIMALS
+
+
+def _point_key_small(x: np.ndarray, cells: np.ndarray) -> bytes:
+    values = np.asarray(x, dtype=float).tolist()
+    counts = cells.tolist()
+    out = []
+    for v, k in zip(values, counts):
+        r = round(v * _SCALE) / _SCALE
+        if k > 0:
+            r = float(min(max(math.floor(r * k), 0), k - 1))
+        out.append(r + 0.0)
+    return struct.pack(f"={len(out)}d", *out)
 
 
 def pattern_column(j: int, dim: int) -> tuple[int, float]:
