@@ -648,7 +648,8 @@ class AFGSStrategy(_GridBase):
                 t += 1
                 in_a_row = 0
                 continue
-            f_n = self._finished(x)
+            got = self._loss.get(key)  # _finished(x) without recomputing the key
+            f_n = None if got is None else got[0]
             temp = temperature(t + 1, self.n_points, self.t0)
             if f_n is not None and f_c is not None and u < acceptance_probability(f_c, f_n, temp):
                 gamma, f_c = cand, f_n
