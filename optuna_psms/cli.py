@@ -129,7 +129,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sel.add_argument(
         "--sampler",
         default=None,
-        help=f"one of {', '.join(SAMPLER_NAMES)} (default: pso when available, else tpe)",
+        help=f"one of {', '.join(SAMPLER_NAMES)} (default: pso)",
     )
     sel.add_argument("--n-trials", type=int, default=50, metavar="N", help="default: 50")
     sel.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds")

@@ -125,14 +125,6 @@ def test_user_mistakes_give_one_line(
     assert "Traceback" not in err
 
 
-def test_unavailable_package_sampler(capsys: Any, monkeypatch: Any) -> None:
-    import optuna_psms
-
-    monkeypatch.delattr(optuna_psms, "UMDASampler", raising=False)
-    code, _, err = _run(["select", "--dataset", "sklearn:iris", "--sampler", "umda"], capsys)
-    assert code == 2 and "needs optuna_psms.UMDASampler" in err
-
-
 def test_keel_dataset_loads_raw_table() -> None:
     X, y = load_dataset("keel:heart")
     assert X.shape == (270, 13) and set(np.unique(y)) == {1, 2}

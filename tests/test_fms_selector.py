@@ -85,33 +85,31 @@ def test_sqlite_storage_and_study_name(tmp_path: Any, iris_text: Any) -> None:
 
 
 def test_samplers_by_name() -> None:
+    import optuna_psms
+
     assert isinstance(make_sampler("tpe", 0), optuna.samplers.TPESampler)
     assert isinstance(make_sampler("cmaes", 0), optuna.samplers.CmaEsSampler)
     assert isinstance(make_sampler("random", 0), optuna.samplers.RandomSampler)
     with pytest.raises(ValueError, match="unknown sampler 'nope'"):
         make_sampler("nope")
-    import optuna_psms
-
-    expected = "pso" if getattr(optuna_psms, "PSOSampler", None) is not None else "tpe"
-    assert default_sampler_name() == expected
+    assert default_sampler_name() == "pso"
+    assert isinstance(make_sampler(None, 0), optuna_psms.PSOSampler)
     for name, cls in [
         ("pso", "PSOSampler"),
+        ("PSO", "PSOSampler"),
+        ("pattern", "PatternSearchSampler"),
         ("umda", "UMDASampler"),
+        ("bumda", "BUMDASampler"),
         ("drs", "DynamicRandomSampler"),
         ("dfgs", "FocusedGridSampler"),
+        ("afgs", "FocusedGridSampler"),
     ]:
-        if getattr(optuna_psms, cls, None) is None:
-            with pytest.raises(ValueError, match=f"needs optuna_psms.{cls}"):
-                make_sampler(name)
-        else:
-            assert isinstance(make_sampler(name, 0), getattr(optuna_psms, cls))
+        assert isinstance(make_sampler(name, 0), getattr(optuna_psms, cls))
 
 
 def test_default_sampler_runs(iris_text: Any) -> None:
     model = FullModelSelector(space=SPACE, n_trials=4, random_state=0).fit(*iris_text)
-    assert type(model.study_.sampler).__name__ == (
-        "PSOSampler" if default_sampler_name() == "pso" else "TPESampler"
-    )
+    assert type(model.study_.sampler).__name__ == "PSOSampler"
 
 
 def _always_fails(params: Any) -> Any:
@@ -158,8 +156,6 @@ def test_pickle_and_predict_in_fresh_process(
 
 
 def test_pickle_with_package_sampler(iris_text: Any) -> None:
-    if default_sampler_name() != "pso":
-        pytest.skip("optuna_psms.PSOSampler is not available")
     import pickle
 
     model = FullModelSelector(space=SPACE, sampler="pso", n_trials=3, random_state=0)

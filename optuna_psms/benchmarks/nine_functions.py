@@ -17,8 +17,8 @@ import time
 
 import optuna
 
-from optuna_psms.benchmarks._registry import ALL
-from optuna_psms.benchmarks._registry import BASELINES
+from optuna_psms._registry import BASELINES
+from optuna_psms._registry import SAMPLERS as ALL
 from optuna_psms.benchmarks.functions import FUNCTIONS
 from optuna_psms.benchmarks.functions import make_objective
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-import importlib
 from typing import Any
 import warnings
 
@@ -15,100 +13,37 @@ from sklearn.base import ClassifierMixin
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from optuna_psms._registry import make_sampler as _make
+from optuna_psms._registry import SAMPLERS
 from optuna_psms.fms.objective import make_objective
 from optuna_psms.fms.space import FullModelSpace
 
 
-def _package_sampler(class_name: str, **kwargs: Any) -> Callable[[int | None], Any] | None:
-    """Factory for a sampler of ``optuna_psms`` if the package provides it, else ``None``."""
-    try:
-        package = importlib.import_module("optuna_psms")
-    except ImportError:  # pragma: no cover - we are inside the package
-        return None
-    cls = getattr(package, class_name, None)
-    if cls is None:
-        return None
-
-    def factory(seed: int | None) -> Any:
-        return cls(seed=seed, **kwargs)
-
-    return factory
-
-
-def _optuna_sampler(name: str) -> Callable[[int | None], Any]:
-    def factory(seed: int | None) -> Any:
-        if name == "tpe":
-            return optuna.samplers.TPESampler(seed=seed)
-        if name == "cmaes":
-            return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
-        return optuna.samplers.RandomSampler(seed=seed)
-
-    return factory
-
-
 #: Sampler names understood by :func:`make_sampler` and ``optuna-psms select --sampler``.
-SAMPLER_NAMES: dict[str, tuple[str, dict[str, Any]] | None] = {
-    "pso": ("PSOSampler", {}),
-    "pattern": ("PatternSearchSampler", {}),
-    "dfgs": ("FocusedGridSampler", {"mode": "deterministic"}),
-    "afgs": ("FocusedGridSampler", {"mode": "annealed"}),
-    "umda": ("UMDASampler", {}),
-    "bumda": ("BUMDASampler", {}),
-    "drs": ("DynamicRandomSampler", {}),
-    "tpe": None,
-    "cmaes": None,
-    "random": None,
-}
-
-
-def available_sampler_names() -> list[str]:
-    """Sampler names usable in this installation (ours only once they exist)."""
-    return [n for n in SAMPLER_NAMES if n in ("tpe", "cmaes", "random") or _factory(n)]
-
-
-def _factory(name: str) -> Callable[[int | None], Any] | None:
-    entry = SAMPLER_NAMES.get(name)
-    if entry is None:
-        return _optuna_sampler(name) if name in SAMPLER_NAMES else None
-    class_name, kwargs = entry
-    return _package_sampler(class_name, **kwargs)
+SAMPLER_NAMES: tuple[str, ...] = tuple(SAMPLERS)
 
 
 def default_sampler_name() -> str:
-    """``"pso"`` when ``optuna_psms.PSOSampler`` exists, else ``"tpe"``."""
-    return "pso" if _factory("pso") is not None else "tpe"
+    """The sampler :class:`FullModelSelector` and ``optuna-psms select`` use by default."""
+    return "pso"
 
 
 def make_sampler(name: str | None, seed: int | None = None) -> optuna.samplers.BaseSampler:
     """Create a sampler by name.
 
     Args:
-        name: ``pso``, ``pattern``, ``dfgs``, ``afgs``, ``umda``, ``bumda``, ``drs``
-            (optuna-psms samplers) or ``tpe``, ``cmaes``, ``random`` (Optuna's); ``None``
-            for the default (:func:`default_sampler_name`).
+        name: One of :data:`SAMPLER_NAMES`: ``pso``, ``pso_ring``, ``pattern``, ``dfgs``,
+            ``afgs``, ``umda``, ``bumda``, ``drs``, ``drs_nobatch`` (optuna-psms samplers) or
+            ``random``, ``tpe``, ``cmaes`` (Optuna's); ``None`` for the default (``pso``).
         seed: Sampler seed.
 
     Returns:
         The sampler.
 
     Raises:
-        ValueError: Unknown name, or a sampler this installation does not provide.
+        ValueError: Unknown name.
     """
-    name = default_sampler_name() if name is None else name.lower()
-    if name not in SAMPLER_NAMES:
-        raise ValueError(f"unknown sampler {name!r}; choose one of {', '.join(SAMPLER_NAMES)}.")
-    factory = _factory(name)
-    if factory is None:
-        entry = SAMPLER_NAMES[name]
-        assert entry is not None
-        raise ValueError(
-            f"sampler {name!r} needs optuna_psms.{entry[0]}, which this installation does "
-            f"not provide; available: {', '.join(available_sampler_names())}."
-        )
-    sampler = factory(seed)
-    if not isinstance(sampler, optuna.samplers.BaseSampler):
-        raise ValueError(f"sampler {name!r} did not produce an Optuna sampler.")
-    return sampler
+    return _make(default_sampler_name() if name is None else name, seed)
 
 
 def _softmax_scores(dec: NDArray[np.float64], n_classes: int) -> NDArray[np.float64]:
@@ -129,7 +64,7 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
     Args:
         space: The search space (default: the whole built-in pool).
         sampler: An Optuna sampler instance, a name accepted by :func:`make_sampler`, or
-            ``None`` (PSOSampler when available, else TPE), seeded with ``random_state``.
+            ``None`` (PSOSampler), seeded with ``random_state``.
         n_trials: Number of trials (``None``: until ``timeout``).
         timeout: Time budget of the search in seconds.
         cv: Stratified CV folds per trial.
