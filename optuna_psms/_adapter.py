@@ -132,15 +132,16 @@ class _StudyCache:
         self.parsed: dict[int, _Parsed] = {}
         self.records: dict[int, Record] = {}
         self.run_starts: dict[int, int] = {}
+        self.latest_run = 0
         self.strategies: dict[int, Strategy] = {}
         self.adopted_seed: int | None = None
         self.sign = 1.0
         self.asked: OrderedDict[int, _Asked] = OrderedDict()
         self.stop_logged = False
 
-    @property
-    def current_run(self) -> int:
-        return max(self.run_starts) if self.run_starts else 0
+    def set_run_start(self, run: int, start: int) -> None:
+        self.run_starts[run] = start
+        self.latest_run = max(self.latest_run, run)
 
 
 class PopulationSampler(BaseSampler, abc.ABC):
@@ -423,7 +424,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
             run, start = int(p.rec.get("r", 0)), int(p.rec.get("rs", 0))
             if run not in cache.run_starts or start < cache.run_starts[run]:
                 stale |= run in cache.strategies and cache.strategies[run].run_start != start
-                cache.run_starts[run] = start
+                cache.set_run_start(run, start)
         return stale
 
     def _rebuild(self, cache: _StudyCache) -> None:
@@ -448,6 +449,10 @@ class PopulationSampler(BaseSampler, abc.ABC):
         return strategy
 
     def _run_of_foreign(self, cache: _StudyCache, number: int) -> int:
+        """The latest run that started at or before trial ``number``."""
+        latest = cache.latest_run
+        if cache.run_starts.get(latest, 0) <= number:
+            return latest  # the usual case, O(1) however many runs the study had
         runs = [r for r, s in cache.run_starts.items() if s <= number]
         return max(runs) if runs else 0
 
@@ -561,7 +566,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
             if self._on_converged == "restart":
                 run += 1
                 later = cache.run_starts.get(run)
-                cache.run_starts[run] = number if later is None else min(later, number)
+                cache.set_run_start(run, number if later is None else min(later, number))
                 if run in cache.strategies and cache.strategies[run].run_start != number:
                     self._rebuild(cache)  # another worker restarted later: ours is earlier
                 strategy = self._strategy(cache, run)
