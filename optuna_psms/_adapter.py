@@ -53,7 +53,6 @@ import abc
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from dataclasses import replace
 import math
 import secrets
 import threading
@@ -76,7 +75,7 @@ from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
 from optuna_psms.core.base import Strategy
 from optuna_psms.core.rng import hash_uniform
-from optuna_psms.core.rng import trial_rng
+from optuna_psms.core.rng import TrialRng
 
 
 _logger = optuna.logging.get_logger(__name__)
@@ -95,6 +94,12 @@ _BARE_PER_SYNC = 16
 def _finite(values: Any) -> np.ndarray:
     v = np.asarray(values, dtype=float)
     return v if np.isfinite(v).all() else np.nan_to_num(v, nan=0.0, posinf=0.0, neginf=0.0)
+
+
+def _stored(values: Any) -> np.ndarray:
+    """A vector as stored in a record: finite, rounded to ``_DECIMALS``."""
+    out: np.ndarray = _finite(values).round(_DECIMALS)
+    return out
 
 
 @dataclass
@@ -178,18 +183,21 @@ class PopulationSampler(BaseSampler, abc.ABC):
         self._on_converged = on_converged
         self._lock = threading.RLock()
         self._caches: dict[tuple[int, int], _StudyCache] = {}
+        self._rngs = TrialRng()  # re-keyed per trial; used under the lock only
 
     def __getstate__(self) -> dict[str, Any]:
         # The lock cannot be pickled and the caches are only an optimisation: a sampler
         # restored from a pickle re-reads its state from storage on first use.
         state = self.__dict__.copy()
         del state["_lock"]
+        del state["_rngs"]
         state["_caches"] = {}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.RLock()
+        self._rngs = TrialRng()
 
     # ------------------------------------------------------------------ subclass hooks
     @abc.abstractmethod
@@ -209,6 +217,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
         """No-op: draws derive from ``(seed, trial number)``, so threads never share a stream."""
 
     def _check_single_objective(self, study: Study) -> None:
+        # Called once per study and process (when its cache is made): directions never change.
         if len(study.directions) > 1:
             raise ValueError(
                 f"{type(self).__name__} optimises a single objective, but this study has "
@@ -217,14 +226,12 @@ class PopulationSampler(BaseSampler, abc.ABC):
             )
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        self._check_single_objective(study)
         with self._lock:
             self._ensure_asked(study, trial)
 
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
-        self._check_single_objective(study)
         with self._lock:
             cache = self._cache(study)
             if _compat.trial_id(trial) not in cache.asked:  # before_trial synced already
@@ -234,7 +241,6 @@ class PopulationSampler(BaseSampler, abc.ABC):
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        self._check_single_objective(study)
         if not search_space:
             with self._lock:
                 self._ensure_asked(study, trial)
@@ -255,7 +261,6 @@ class PopulationSampler(BaseSampler, abc.ABC):
         param_name: str,
         param_distribution: BaseDistribution,
     ) -> Any:
-        self._check_single_objective(study)
         with self._lock:
             asked = self._ensure_asked(study, trial)
             (u,) = self._coords(asked, [param_name])
@@ -300,6 +305,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
         key = self._key(study)
         cache = self._caches.get(key)
         if cache is None:
+            self._check_single_objective(study)
             cache = _StudyCache()
             cache.sign = -1.0 if study.direction == StudyDirection.MAXIMIZE else 1.0
             self._caches[key] = cache
@@ -331,11 +337,14 @@ class PopulationSampler(BaseSampler, abc.ABC):
             rec=rec,
         )
 
-    def _sync(self, study: Study) -> _StudyCache:
-        """Bring the cache up to date with storage (new and previously unfinished trials)."""
+    def _sync(self, study: Study, current: FrozenTrial | None = None) -> _StudyCache:
+        """Bring the cache up to date with storage (new and previously unfinished trials).
+
+        ``current``: the trial being asked, as Optuna passed it (saves re-reading it).
+        """
         cache = self._cache(study)
         trials, cache.next_number = _compat.fetch_changed_trials(
-            study, cache.next_number, self._pending_to_read(cache)
+            study, cache.next_number, self._pending_to_read(cache), current
         )
         changed: list[_Parsed] = []
         new_names = dims_changed = False
@@ -389,7 +398,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
                     running = cache.records.get(parsed.number)
                     if running is not None and running.ours and not running.finished:
                         # Same record, now finished: its arrays are already aligned.
-                        self._tell(cache, parsed, replace(running, loss=parsed.loss))
+                        self._tell(cache, parsed, running.with_loss(parsed.loss))
                     else:
                         self._tell(cache, parsed)
         return cache
@@ -533,7 +542,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
         asked = cache.asked.get(tid)
         if asked is not None:
             return asked
-        cache = self._sync(study)
+        cache = self._sync(study, trial)
         parsed = cache.parsed.get(trial.number)
         if parsed is not None and parsed.rec is not None:
             # Already asked (by another process or before a restart of this one).
@@ -588,18 +597,19 @@ class PopulationSampler(BaseSampler, abc.ABC):
                         "stopping the study." if stopped else "ask/tell study continues.",
                     )
                     cache.stop_logged = True
-        rng = trial_rng(seed, number)
+        rng = self._rngs.at(seed, number)
         try:
             proposal = strategy.ask(number, rng)
             x = np.asarray(proposal.x, dtype=float)
-            if x.shape != (len(cache.names),) or not np.all(np.isfinite(x)):
+            if x.shape != (len(cache.names),) or not np.isfinite(x).all():
                 raise ValueError(f"bad proposal shape/values {x.shape}")
         except Exception:  # never break a study: fall back to a uniform point
             _logger.exception("Strategy failed to propose trial %d; sampling uniformly.", number)
             proposal = Proposal(rng.uniform(size=len(cache.names)), -1, -1)
             x = proposal.x
-        x = np.round(np.clip(x, 0.0, 1.0), _DECIMALS)
-        for name, value in _compat.fixed_params(trial).items():
+        x = np.minimum(np.maximum(x, 0.0), 1.0).round(_DECIMALS)  # x is finite here
+        fixed = _compat.fixed_params(trial)
+        for name, value in fixed.items():
             i = cache.index.get(name)
             if i is not None:
                 try:
@@ -607,11 +617,11 @@ class PopulationSampler(BaseSampler, abc.ABC):
                 except (ValueError, TypeError):
                     pass
         names = cache.names
-        vectors = {k: np.round(_finite(v), _DECIMALS) for k, v in proposal.vectors.items()}
+        vectors = {k: _stored(v) for k, v in proposal.vectors.items()}
         info = dict(proposal.info)
         if run:
             info["run"] = run
-        coords = dict(zip(names, (float(u) for u in x)))
+        coords = dict(zip(names, x.tolist()))
         rec: dict[str, Any] = {
             "ver": RECORD_VERSION,
             "a": self.algorithm,
@@ -621,7 +631,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
             "m": int(proposal.member),
             "g": int(proposal.generation),
             "x": coords,
-            "vec": {k: dict(zip(names, (float(u) for u in v))) for k, v in vectors.items()},
+            "vec": {k: dict(zip(names, v.tolist())) for k, v in vectors.items()},
             "info": info,
         }
         try:
@@ -634,7 +644,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
                 _compat.set_user_attrs(study, trial, user_attrs)
         except Exception:
             _logger.exception("Could not store the sampler record of trial %d.", number)
-        parsed = _Parsed(number, None, {}, {}, _compat.fixed_params(trial), rec)
+        parsed = _Parsed(number, None, {}, {}, fixed, rec)
         cache.parsed[number] = parsed
         cache.pending[number] = _compat.trial_id(trial)
         self._register_runs(cache, [parsed])

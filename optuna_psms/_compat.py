@@ -57,7 +57,10 @@ def set_user_attrs(study: Study, trial: FrozenTrial, attrs: dict[str, Any]) -> N
 
 
 def fetch_changed_trials(
-    study: Study, next_number: int, pending_ids: list[int]
+    study: Study,
+    next_number: int,
+    pending_ids: list[int],
+    current: FrozenTrial | None = None,
 ) -> tuple[list[FrozenTrial], int]:
     """Trials that may have changed since the last call, without reading the whole study.
 
@@ -65,6 +68,9 @@ def fetch_changed_trials(
         study: The study.
         next_number: The first trial number not read yet.
         pending_ids: Storage ids of trials read earlier while unfinished.
+        current: The trial being asked, as the sampler received it (a fresh read). When its
+            number is ``next_number`` or later, it is used as read and no later trial is
+            probed: those were created after it and are read by the next call.
 
     Returns:
         The re-read pending trials and the new trials, and the next unread trial number.
@@ -76,8 +82,13 @@ def fetch_changed_trials(
         trials = storage.get_all_trials(study_id, deepcopy=False)
         return list(trials), len(trials)
     out = [storage.get_trial(tid) for tid in pending_ids]
+    stop = current.number if current is not None and current.number >= next_number else -1
     number = next_number
     while True:
+        if number == stop:
+            assert current is not None
+            out.append(current)
+            return out, number + 1
         try:
             tid = storage.get_trial_id_from_study_id_trial_number(study_id, number)
         except KeyError:

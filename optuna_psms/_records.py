@@ -16,11 +16,13 @@ from typing import Any
 KEY = "psms:rec"
 #: Characters of record text per attr value (stored size is at most twice this, plus 2).
 CHUNK = 30_000
+# One encoder for every record: ``json.dumps`` with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, ensure_ascii=True)
 
 
 def dump(record: dict[str, Any]) -> dict[str, Any]:
     """The system attrs that store ``record`` (insertion order = write order)."""
-    text = json.dumps(record, separators=(",", ":"), allow_nan=False, ensure_ascii=True)
+    text = _ENCODER.encode(record)
     if len(text) <= CHUNK:
         return {KEY: text}
     chunks = [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)]

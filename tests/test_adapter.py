@@ -117,18 +117,16 @@ def test_resume_in_fresh_process_equals_uninterrupted_run(
 # --------------------------------------------------------------------------- search space
 @pytest.mark.parametrize("name", ["pso"])
 def test_conditional_space_swarm_finds_the_best_branch(name: str) -> None:
+    # 20 seeds: a swarm that searched the branches' coordinates properly lands in the best
+    # branch with the right preprocessing in about 9 runs of 10 (18 of these 20); 16 leaves
+    # room for a different random stream, not for a swarm that ignores a branch.
     found = 0
-    for seed in range(5):
+    for seed in range(20):
         study = optuna.create_study(sampler=make(name, seed=seed))
         study.optimize(psms_like, n_trials=250)
         best = study.best_trial
         found += best.params["clf"] == "svm" and best.value < 0.08
-    random_found = 0
-    for seed in range(5):
-        study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=seed))
-        study.optimize(psms_like, n_trials=250)
-        random_found += study.best_value < 0.08
-    assert found >= 4, (found, random_found)
+    assert found >= 16, found
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -431,9 +429,9 @@ def test_many_waiting_trials_are_not_all_reread_on_every_trial() -> None:
     reads: list[int] = []
     original = _adapter._compat.fetch_changed_trials
 
-    def counting(study_: optuna.Study, nxt: int, pending: list[int]) -> Any:
+    def counting(study_: optuna.Study, nxt: int, pending: list[int], *rest: Any) -> Any:
         reads.append(len(pending))
-        return original(study_, nxt, pending)
+        return original(study_, nxt, pending, *rest)
 
     _adapter._compat.fetch_changed_trials = counting  # type: ignore[assignment]
     try:

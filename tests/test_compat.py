@@ -72,6 +72,20 @@ def test_fetch_changed_trials_is_incremental(study: optuna.Study) -> None:
     assert all(t.state == TrialState.COMPLETE for t in trials)
 
 
+def test_fetch_changed_trials_uses_the_trial_being_asked(study: optuna.Study) -> None:
+    study.tell(study.ask(), 1.0)
+    _, nxt = _compat.fetch_changed_trials(study, 0, [])
+    skipped = study.ask()  # created by "another worker" before ours
+    ours = study.ask()
+    later = study.ask()  # created after ours: left for the next call
+    current = study._storage.get_trial(ours._trial_id)
+    trials, nxt2 = _compat.fetch_changed_trials(study, nxt, [], current)
+    assert [t.number for t in trials] == [skipped.number, ours.number]
+    assert trials[-1] is current and nxt2 == ours.number + 1
+    trials, nxt3 = _compat.fetch_changed_trials(study, nxt2, [], current)  # already read
+    assert [t.number for t in trials] == [later.number] and nxt3 == later.number + 1
+
+
 def test_fetch_changed_trials_switches_to_one_bulk_read(study: optuna.Study) -> None:
     study.tell(study.ask(), 0.0)
     _, nxt = _compat.fetch_changed_trials(study, 0, [])

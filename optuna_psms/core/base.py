@@ -69,6 +69,19 @@ class Record:
     def finished(self) -> bool:
         return self.loss is not None
 
+    def with_loss(self, loss: float | None) -> Record:
+        """This record with another loss (``dataclasses.replace``, without its overhead)."""
+        return Record(
+            self.number,
+            self.member,
+            self.generation,
+            self.x,
+            self.vectors,
+            self.info,
+            loss,
+            self.ours,
+        )
+
     @property
     def ok(self) -> bool:
         """Finished with a finite loss."""
