@@ -209,6 +209,11 @@ def test_afgs_never_evaluates_more_than_lambda_new_points_per_level(lam: int) ->
     assert s.budget() == 6 * lam
 
 
+def _value_at(s: AFGSStrategy, centre: list[float], k: int, gamma: np.ndarray) -> float | None:
+    """The finished loss of the grid point ``centre + h_k gamma`` (``None``: not evaluated)."""
+    return s._finished_key(s._grid_point(centre, k, gamma.tolist())[1])
+
+
 def test_afgs_walk_replays_the_acceptance_rule() -> None:
     s, trace = _afgs_run(8, depth=4)
     by_number = {r.number: r for _, r in trace}
@@ -220,7 +225,7 @@ def test_afgs_walk_replays_the_acceptance_rule() -> None:
             if prev.info["t"] == 0:
                 continue
             # The current point of the next step is prev's point iff prev was accepted.
-            f_c = s._finished(s._grid_point(centre, k, prev.vectors["gc"]))
+            f_c = _value_at(s, centre, k, prev.vectors["gc"])
             assert f_c is not None and prev.loss is not None
             temp = temperature(prev.info["t"], 8, 0.8)
             accepted = prev.info["u"] < acceptance_probability(f_c, prev.loss, temp)
@@ -230,8 +235,7 @@ def test_afgs_walk_replays_the_acceptance_rule() -> None:
             if np.count_nonzero(prop.vectors["g"] != expected) == 1:
                 moved = prop.vectors["gc"]
                 assert (
-                    np.array_equal(moved, expected)
-                    or s._finished(s._grid_point(centre, k, moved)) is not None
+                    np.array_equal(moved, expected) or _value_at(s, centre, k, moved) is not None
                 )
     assert by_number
 

@@ -42,8 +42,11 @@ from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
 from optuna_psms.core.base import Strategy
 from optuna_psms.core.pattern import cells_of
+from optuna_psms.core.pattern import key_of_values
 from optuna_psms.core.pattern import point_key
 from optuna_psms.core.pattern import snap
+from optuna_psms.core.pattern import snap_values
+from optuna_psms.core.rng import TrialRng
 
 
 MODES = ("deterministic", "annealed")
@@ -136,13 +139,27 @@ def temperature(t: int, n_points: int, t0: float) -> float:
 
 def neighbour(gamma: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The AFGS neighbourhood: one uniformly chosen coordinate, ``0 -> +/-1``, ``+/-1 -> 0``."""
-    out = np.array(gamma, dtype=float)
-    i = int(rng.integers(out.shape[0]))
+    return np.array(_neighbour_values(np.asarray(gamma, dtype=float).tolist(), rng))
+
+
+def _neighbour_values(gamma: list[float], rng: np.random.Generator) -> list[float]:
+    """:func:`neighbour` on Python floats (same draws, same result)."""
+    out = list(gamma)
+    n = len(out)
+    i = min(int(rng.random() * n), n - 1)  # rng.integers costs several times more
     if out[i] == 0.0:
         out[i] = -1.0 if rng.random() < 0.5 else 1.0
     else:
         out[i] = 0.0
     return out
+
+
+def _grid_point(
+    centre: list[float], h: float, gamma: list[float], counts: list[int]
+) -> tuple[list[float], bytes]:
+    """``snap(centre + h gamma)`` and its :func:`point_key`, on Python floats."""
+    x = snap_values([c + h * g for c, g in zip(centre, gamma)], counts)
+    return x, key_of_values(x, counts)
 
 
 # --------------------------------------------------------------------------- shared state
@@ -154,17 +171,25 @@ class _GridBase(Strategy):
         self.depth = int(depth)
         self._cells_for: tuple[Dim, ...] | None = None
         self._cells_cache = np.zeros(dim, dtype=np.int64)
+        self._cells_list: list[int] = [0] * dim
         self._loss: dict[bytes, tuple[float, int]] = {}  # point -> best (loss, number)
         self._assigned: set[bytes] = set()  # points evaluated or running
         self._state: dict[int, float | None] = {}  # number -> loss as last told
         self._x: dict[int, np.ndarray] = {}  # number -> position
+        self._key_of: dict[int, bytes] = {}  # number -> key of its position
         self._best: Record | None = None
 
     def _cells(self) -> np.ndarray:
         if self._cells_for is not self.dims:  # the adapter may replace dims (range change)
             self._cells_cache = cells_of(self.dims, self.dim)
+            self._cells_list = self._cells_cache.tolist()
             self._cells_for = self.dims
         return self._cells_cache
+
+    def _counts(self) -> list[int]:
+        """:meth:`_cells` as a list of Python ints."""
+        self._cells()
+        return self._cells_list
 
     def _key(self, x: np.ndarray) -> bytes:
         return point_key(x, self._cells())
@@ -176,9 +201,11 @@ class _GridBase(Strategy):
             ``(key, newly assigned, first finished value of the point, better value of a
             point that already had one)``.
         """
-        key = self._key(record.x)
         number = record.number
-        if number in self._state and self._state[number] is not None:
+        key = self._key_of.get(number)  # a trial is told twice (asked, finished): same x
+        if key is None:
+            key = self._key_of[number] = self._key(record.x)
+        if self._state.get(number) is not None:
             return key, False, False, False  # finished trials never change
         new_key = key not in self._assigned
         self._assigned.add(key)
@@ -506,6 +533,9 @@ class AFGSStrategy(_GridBase):
         self.t0 = float(initial_temperature)
         self.stuck = int(stuck or max(2 * dim, 3))
         self._walks: dict[int, _Walk] = {}
+        self._walk_rngs = TrialRng()  # used within one ask only
+        self._memo: dict[tuple[float, ...], tuple[list[float], bytes]] = {}
+        self._memo_level: tuple[int, tuple[float, ...], list[int]] | None = None
 
     @property
     def first_level(self) -> int:
@@ -519,11 +549,26 @@ class AFGSStrategy(_GridBase):
     def half_width(k: int) -> float:
         return 0.5 ** (k + 1)
 
-    def _grid_point(self, centre: np.ndarray, k: int, gamma: np.ndarray) -> np.ndarray:
-        return snap(centre + self.half_width(k) * gamma, self._cells())
+    def _grid_point(
+        self, centre: list[float], k: int, gamma: list[float]
+    ) -> tuple[list[float], bytes]:
+        """The snapped grid point ``centre + h_k gamma`` and its key.
 
-    def _finished(self, x: np.ndarray) -> float | None:
-        got = self._loss.get(self._key(x))
+        Python floats, memoised per level: the walk looks at a handful of points per ask, and
+        mostly at points it looked at before (its current point, cached neighbours).
+        """
+        level = (k, tuple(centre), self._counts())
+        if level != self._memo_level:
+            self._memo_level = level
+            self._memo.clear()
+        g = tuple(gamma)
+        hit = self._memo.get(g)
+        if hit is None:
+            hit = self._memo[g] = _grid_point(centre, self.half_width(k), gamma, level[2])
+        return hit
+
+    def _finished_key(self, key: bytes) -> float | None:
+        got = self._loss.get(key)
         return None if got is None else got[0]
 
     # ------------------------------------------------------------------ Strategy API
@@ -544,18 +589,20 @@ class AFGSStrategy(_GridBase):
             if latest is None or rank >= (int(latest.info["t"]), latest.number):
                 walk.latest = record
 
-    def _centre(self, k: int, number: int) -> np.ndarray | None:
+    def _centre(self, k: int, number: int) -> list[float] | None:
+        """Trial ``number``'s position moved inward until the level-``k`` grid fits the box."""
         x = self._x.get(number)
         if x is None:
             return None
         h = self.half_width(k)
-        return np.asarray(np.clip(x, h, 1.0 - h), dtype=float)
+        return [min(max(v, h), 1.0 - h) for v in x.tolist()]
 
-    def _accepted(self, k: int, centre: np.ndarray, rec: Record) -> bool:
+    def _accepted(self, k: int, centre: list[float], rec: Record) -> bool:
         if rec.loss is None:
             return False
-        gc = rec.vectors.get("gc", np.zeros(self.dim))
-        f_c = self._finished(self._grid_point(centre, k, gc))
+        gc = rec.vectors.get("gc")
+        gamma = [0.0] * self.dim if gc is None else np.asarray(gc, dtype=float).tolist()
+        f_c = self._finished_key(self._grid_point(centre, k, gamma)[1])
         if f_c is None:
             return False
         t = int(rec.info["t"])
@@ -582,18 +629,20 @@ class AFGSStrategy(_GridBase):
         if self._level_done(walk):
             return self._start_level(k + 1, rng)
         latest = walk.latest
-        gamma, t = np.zeros(self.dim), 0
+        gamma, t = [0.0] * self.dim, 0
         if latest is None:
             return self._walk(k, centre, walk.centre_number, gamma, t, rng)
         if int(latest.info["t"]) > 0:
             t = int(latest.info["t"])
             key = "g" if self._accepted(k, centre, latest) else "gc"
-            gamma = np.array(latest.vectors.get(key, np.zeros(self.dim)), dtype=float)
-        # The walk from the latest step is drawn from a generator seeded by that step's own
+            stored = latest.vectors.get(key)
+            if stored is not None:
+                gamma = np.asarray(stored, dtype=float).tolist()
+        # The walk from the latest step is drawn from a generator keyed by that step's own
         # draw, so every worker that sees the same latest step walks the same way; a trial
         # asked `skip` numbers after it skips that many new points, which the trials in
         # between (running, possibly not visible yet) are taking.
-        walk_rng = np.random.default_rng([int(float(latest.info["u"]) * 2**53), latest.number])
+        walk_rng = self._walk_rngs.at(int(float(latest.info["u"]) * 2**53), latest.number, 1)
         skip = min(max(number - latest.number - 1, 0), self.n_points)
         return self._walk(k, centre, walk.centre_number, gamma, t, walk_rng, skip)
 
@@ -616,33 +665,36 @@ class AFGSStrategy(_GridBase):
             return self._explore(rng, k - 1, "waiting")
         centre = self._centre(k, best.number)
         assert centre is not None
-        x = snap(centre, self._cells())
+        x, key = _grid_point(centre, 0.0, [0.0] * self.dim, self._counts())
         zero = np.zeros(self.dim)
-        if self._key(x) not in self._assigned:
-            return self._step_proposal(x, k, best.number, 0, zero, zero, float(rng.random()))
-        return self._walk(k, centre, best.number, zero, 0, rng)
+        if key not in self._assigned:
+            return self._step_proposal(
+                np.array(x), k, best.number, 0, zero, zero, float(rng.random())
+            )
+        return self._walk(k, centre, best.number, [0.0] * self.dim, 0, rng)
 
     def _walk(
         self,
         k: int,
-        centre: np.ndarray,
+        centre: list[float],
         centre_number: int,
-        gamma: np.ndarray,
+        gamma: list[float],
         t: int,
         rng: np.random.Generator,
         skip: int = 0,
     ) -> Proposal:
-        f_c = self._finished(self._grid_point(centre, k, gamma))
+        f_c = self._finished_key(self._grid_point(centre, k, gamma)[1])
         in_a_row = 0
         taken: set[bytes] = set()  # new points skipped for the trials in between
         while t < self.n_points - 1:
-            cand = neighbour(gamma, rng)
-            x = self._grid_point(centre, k, cand)
+            cand = _neighbour_values(gamma, rng)
+            x, key = self._grid_point(centre, k, cand)
             u = float(rng.random())
-            key = self._key(x)
             if key not in self._assigned and key not in taken:
                 if skip <= 0:
-                    return self._step_proposal(x, k, centre_number, t + 1, cand, gamma, u)
+                    return self._step_proposal(
+                        np.array(x), k, centre_number, t + 1, np.array(cand), np.array(gamma), u
+                    )
                 skip -= 1  # running elsewhere: a step that is not accepted (yet)
                 taken.add(key)
                 t += 1

@@ -99,8 +99,11 @@ _SCALE = 10.0**_KEY_DECIMALS
 
 
 def _point_key_small(x: np.ndarray, cells: np.ndarray) -> bytes:
-    values = np.asarray(x, dtype=float).tolist()
-    counts = cells.tolist()
+    return key_of_values(np.asarray(x, dtype=float).tolist(), cells.tolist())
+
+
+def key_of_values(values: Sequence[float], counts: Sequence[int]) -> bytes:
+    """:func:`point_key` of a point given as Python floats, with cell counts as Python ints."""
     out = []
     for v, k in zip(values, counts):
         r = round(v * _SCALE) / _SCALE
@@ -108,6 +111,14 @@ def _point_key_small(x: np.ndarray, cells: np.ndarray) -> bytes:
             r = float(min(max(math.floor(r * k), 0), k - 1))
         out.append(r + 0.0)
     return struct.pack(f"={len(out)}d", *out)
+
+
+def snap_values(values: Sequence[float], counts: Sequence[int]) -> list[float]:
+    """:func:`snap` of a point given as Python floats (the same floats, without numpy)."""
+    return [
+        v if k <= 0 else (min(max(math.floor(v * k), 0), k - 1) + 0.5) / k
+        for v, k in zip(values, counts)
+    ]
 
 
 def pattern_column(j: int, dim: int) -> tuple[int, float]:
