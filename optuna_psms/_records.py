@@ -17,7 +17,9 @@ KEY = "psms:rec"
 #: Characters of record text per attr value (stored size is at most twice this, plus 2).
 CHUNK = 30_000
 # One encoder for every record: ``json.dumps`` with options builds a new one per call.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, ensure_ascii=True)
+_ENCODER = json.JSONEncoder(
+    separators=(",", ":"), allow_nan=False, ensure_ascii=True, check_circular=False
+)
 
 
 def dump(record: dict[str, Any]) -> dict[str, Any]:

@@ -3,14 +3,18 @@
 Run ``python -m optuna_psms.benchmarks.overhead`` (defaults: 1,000 and 10,000 trials, in
 memory and on SQLite; the 10,000-trial SQLite runs take long: narrow them with
 ``--sqlite-trials 1000`` or ``--samplers``). ``pso_noattr`` is PSOSampler with
-``record_user_attrs=False`` (on SQLite each attr is one commit). For each sampler and size
-it prints the mean ms/trial of the whole run, the cost of its early and of its late
-1,000-trial windows (``early``: trials 1,000-4,000, ``late``: the last 3,000; each the median
-of three windows, see :func:`measure`; the late cost must not grow with the number of
-trials), and the whole run's and the late cost divided by Optuna's ``RandomSampler``'s in
-the same setting. Each figure is the median of ``--repeat`` runs (default 3). The default
-objective suggests three floats (one log-scale), an int and a categorical and returns at
-once, so the figures are the cost of Optuna plus the sampler.
+``record_user_attrs=False`` (on SQLite each attr is one commit).
+
+Each sampler runs **paired** with Optuna's ``RandomSampler``: two studies advance in turns
+of 100 trials, so a slow spell of the machine (this 2-core VM's speed drifts by 10-20%
+over minutes) weighs on both alike. For each sampler and size it prints the mean ms/trial
+of the whole run, the cost of its early and of its late 1,000-trial windows (``early``:
+trials 1,000-4,000, ``late``: the last 3,000; each the median of three windows, see
+:func:`measure_pair`; the late cost must not grow with the number of trials), and the whole
+run's and the late cost divided by the paired RandomSampler's. Each figure is the median of
+``--repeat`` pairs (default 3); the ``random`` row is the median over all its pairings.
+The default objective suggests three floats (one log-scale), an int and a categorical and
+returns at once, so the figures are the cost of Optuna plus the sampler.
 """
 
 from __future__ import annotations
@@ -51,36 +55,67 @@ def objective(trial: optuna.Trial) -> float:
 OBJECTIVES = {"mixed5": objective, "float2": objective_float2}
 
 
-def measure(
-    name: str, n_trials: int, storage: str | None, kind: str = "mixed5"
-) -> tuple[float, float, float]:
-    """Mean ms/trial of the run, and the median of its early and of its late 1,000-trial windows.
+Stats = tuple[float, float, float]
 
-    Early: the windows of trials 1,000-4,000 (NaN below 7,000 trials); late: the last three
-    windows (all windows below 3,000 trials). A window that holds one of the interpreter's
-    full garbage collections (one per ~25% growth of live objects, tens of ms at 10,000
-    trials) costs 10-20% more; the median of three windows leaves such a lump out.
+
+def _stats(ends: list[float], n_trials: int) -> Stats:
+    """Whole-run ms/trial and the early and late window medians from cumulative block ends.
+
+    A window that holds one of the interpreter's full garbage collections (one per ~25%
+    growth of live objects, tens of ms at 10,000 trials) costs 10-20% more; the median of
+    three windows leaves such a lump out.
     """
-    study = optuna.create_study(sampler=VARIANTS[name](0), storage=storage)
-    stamps: list[float] = []
-
-    def callback(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
-        stamps.append(time.perf_counter())
-
-    start = time.perf_counter()
-    study.optimize(OBJECTIVES[kind], n_trials=n_trials, callbacks=[callback])
-    total = (stamps[-1] - start) / n_trials * 1e3
-    edges = [start] + stamps[999::1000]
+    total = ends[-1] / n_trials * 1e3
+    per_window = 1000 // _BLOCK
+    edges = [0.0] + ends[per_window - 1 :: per_window]
     windows = [(b - a) / 1000 * 1e3 for a, b in zip(edges, edges[1:])] or [total]
     early = statistics.median(windows[1:4]) if len(windows) >= 7 else float("nan")
     late = statistics.median(windows[-3:])
     return total, early, late
 
 
+#: Trials per turn of a paired run (divides 1,000).
+_BLOCK = 100
+
+
+def measure_pair(
+    name: str, n_trials: int, storages: tuple[str | None, str | None], kind: str = "mixed5"
+) -> tuple[Stats, Stats]:
+    """Run ``name`` and ``RandomSampler`` in turns of 100 trials; the stats of each.
+
+    Each stats triple is the mean ms/trial of the run and the medians of its early (trials
+    1,000-4,000; NaN below 7,000 trials) and late (last three) 1,000-trial windows. Only
+    the time spent inside ``study.optimize`` counts.
+    """
+    studies = [
+        optuna.create_study(sampler=VARIANTS[name](0), storage=storages[0]),
+        optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0), storage=storages[1]),
+    ]
+    elapsed = [0.0, 0.0]
+    ends: list[list[float]] = [[], []]
+    for block in range(-(-n_trials // _BLOCK)):
+        size = min(_BLOCK, n_trials - block * _BLOCK)
+        order = (0, 1) if block % 2 == 0 else (1, 0)
+        for i in order:
+            start = time.perf_counter()
+            studies[i].optimize(OBJECTIVES[kind], n_trials=size)
+            elapsed[i] += time.perf_counter() - start
+            ends[i].append(elapsed[i])
+    return _stats(ends[0], n_trials), _stats(ends[1], n_trials)
+
+
+def _line(kind: str, n: int, label: str, stats: list[Stats], ratio: tuple[float, float]) -> str:
+    total, early, late = (statistics.median(c) for c in zip(*stats))
+    return (
+        f"{kind:8} {n:>7} {label:11} {total:9.3f} {early:9.3f} "
+        f"{late:9.3f} {ratio[0]:9.2f} {ratio[1]:9.2f}"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--samplers", nargs="*", default=[n for n in ALL if n not in ("tpe", "cmaes")]
+        "--samplers", nargs="*", default=[n for n in ALL if n not in ("random", "tpe", "cmaes")]
     )
     parser.add_argument("--memory-trials", nargs="*", type=int, default=[1000, 10000])
     parser.add_argument("--sqlite-trials", nargs="*", type=int, default=[1000, 10000])
@@ -90,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
         default="mixed5",
         help="mixed5: 3 floats (1 log), an int and a categorical; float2: 2 floats",
     )
-    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--repeat", type=int, default=3, help="pairs per figure (median)")
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     print(f"optuna {optuna.__version__}; instant objective {args.objective}")
@@ -98,27 +133,33 @@ def main(argv: list[str] | None = None) -> None:
         f"{'storage':8} {'trials':>7} {'sampler':11} {'ms/trial':>9} {'early':>9} "
         f"{'late':>9} {'x random':>9} {'(late)':>9}"
     )
+    names = [s for s in args.samplers if s != "random"]
     for storage_kind, sizes in (("memory", args.memory_trials), ("sqlite", args.sqlite_trials)):
         for n in sizes:
-            base: tuple[float, float] | None = None
-            for name in ["random"] + [s for s in args.samplers if s != "random"]:
-                runs = []
-                for _ in range(max(1, args.repeat)):
+            rows: dict[str, list[Stats]] = {name: [] for name in names}
+            ratios: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+            randoms: list[Stats] = []
+            for _ in range(max(1, args.repeat)):
+                for name in names:
                     with tempfile.TemporaryDirectory() as tmp:
-                        url = (
-                            None
-                            if storage_kind == "memory"
-                            else f"sqlite:///{os.path.join(tmp, 'b.db')}"
-                        )
-                        runs.append(measure(name, n, url, args.objective))
-                total, early, late = (statistics.median(column) for column in zip(*runs))
-                if base is None:
-                    base = (total, late)
-                row = (
-                    f"{storage_kind:8} {n:>7} {name:11} {total:9.3f} {early:9.3f} "
-                    f"{late:9.3f} {total / base[0]:9.2f} {late / base[1]:9.2f}"
+                        urls: tuple[str | None, str | None] = (None, None)
+                        if storage_kind == "sqlite":
+                            urls = (
+                                f"sqlite:///{os.path.join(tmp, 's.db')}",
+                                f"sqlite:///{os.path.join(tmp, 'r.db')}",
+                            )
+                        ours, base = measure_pair(name, n, urls, args.objective)
+                    rows[name].append(ours)
+                    randoms.append(base)
+                    ratios[name].append((ours[0] / base[0], ours[2] / base[2]))
+
+            print(_line(storage_kind, n, "random", randoms, (1.0, 1.0)), flush=True)
+            for name in names:
+                ratio = (
+                    statistics.median(r[0] for r in ratios[name]),
+                    statistics.median(r[1] for r in ratios[name]),
                 )
-                print(row, flush=True)
+                print(_line(storage_kind, n, name, rows[name], ratio), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,52 @@
+"""The benchmark scripts the docs quote run and print what the docs show (tiny sizes)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from optuna_psms.benchmarks import nine_functions
+from optuna_psms.benchmarks import overhead
+
+
+def test_overhead_pairs_each_sampler_with_random(capsys: pytest.CaptureFixture[str]) -> None:
+    overhead.main(
+        ["--samplers", "pso", "afgs", "--memory-trials", "250", "--sqlite-trials", "--repeat", "2"]
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split() == [
+        "storage", "trials", "sampler", "ms/trial", "early", "late", "x", "random", "(late)"
+    ]  # fmt: skip
+    rows = {cols[2]: cols for cols in (line.split() for line in lines[2:])}
+    assert list(rows) == ["random", "pso", "afgs"]
+    assert rows["random"][6:] == ["1.00", "1.00"]
+    for cols in rows.values():
+        assert cols[0] == "memory" and cols[1] == "250"
+        assert float(cols[3]) > 0 and math.isnan(float(cols[4]))  # no early windows at 250
+        assert float(cols[6]) > 0 and float(cols[7]) > 0
+
+
+def test_windows_come_from_block_ends() -> None:
+    # 10 blocks of 100 trials per 1,000-trial window; window j costs j + 1 ms per trial.
+    ends, t = [], 0.0
+    for window in range(8):
+        for _ in range(10):
+            t += (window + 1) * 100 / 1e3
+            ends.append(t)
+    total, early, late = overhead._stats(ends, 8000)
+    assert total == pytest.approx(4.5)
+    assert early == pytest.approx(3.0)  # median of windows 2, 3, 4 (ms/trial)
+    assert late == pytest.approx(7.0)  # median of windows 6, 7, 8
+
+
+def test_nine_functions_prints_a_markdown_table(capsys: pytest.CaptureFixture[str]) -> None:
+    nine_functions.main(
+        ["--samplers", "pso", "--functions", "sphere", "--trials", "30", "--seeds", "1"]
+        + ["--workers", "1", "--dim", "3"]
+    )
+    out = capsys.readouterr().out
+    assert "| function | random | pso |" in out
+    row = next(line for line in out.splitlines() if line.startswith("| sphere |"))
+    assert row.rstrip(" |").endswith(("W", "L"))
+    assert "| wins vs random | - |" in out
