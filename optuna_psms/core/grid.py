@@ -577,7 +577,9 @@ class AFGSStrategy(_GridBase):
         info = record.info
         if "t" not in info and "end" not in info:
             return
-        walk = self._walks.setdefault(record.generation, _Walk())
+        walk = self._walks.get(record.generation)
+        if walk is None:
+            walk = self._walks[record.generation] = _Walk()
         if "c" in info and (walk.first_number is None or record.number < walk.first_number):
             walk.first_number = record.number
             walk.centre_number = int(info["c"])
