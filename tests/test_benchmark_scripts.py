@@ -36,8 +36,8 @@ def test_windows_come_from_block_ends() -> None:
             ends.append(t)
     total, early, late = overhead._stats(ends, 8000)
     assert total == pytest.approx(4.5)
-    assert early == pytest.approx(3.0)  # median of windows 2, 3, 4 (ms/trial)
-    assert late == pytest.approx(7.0)  # median of windows 6, 7, 8
+    assert early == pytest.approx(3.0)  # mean of windows 2, 3, 4 (ms/trial)
+    assert late == pytest.approx(7.0)  # mean of windows 6, 7, 8
 
 
 def test_nine_functions_prints_a_markdown_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,10 +8,9 @@ memory and on SQLite; the 10,000-trial SQLite runs take long: narrow them with
 Each sampler runs **paired** with Optuna's ``RandomSampler``: two studies advance in turns
 of 100 trials, so a slow spell of the machine (this 2-core VM's speed drifts by 10-20%
 over minutes) weighs on both alike. For each sampler and size it prints the mean ms/trial
-of the whole run, the cost of its early and of its late 1,000-trial windows (``early``:
-trials 1,000-4,000, ``late``: the last 3,000; each the median of three windows, see
-:func:`measure_pair`; the late cost must not grow with the number of trials), and the whole
-run's and the late cost divided by the paired RandomSampler's. Each figure is the median of
+of the whole run, of trials 1,000-4,000 (``early``) and of the last 3,000 trials (``late``,
+which must not grow with the number of trials; see :func:`_stats`), and the whole run's and
+the late cost divided by the paired RandomSampler's. Each figure is the median of
 ``--repeat`` pairs (default 3); the ``random`` row is the median over all its pairings.
 The default objective suggests three floats (one log-scale), an int and a categorical and
 returns at once, so the figures are the cost of Optuna plus the sampler.
@@ -59,18 +58,20 @@ Stats = tuple[float, float, float]
 
 
 def _stats(ends: list[float], n_trials: int) -> Stats:
-    """Whole-run ms/trial and the early and late window medians from cumulative block ends.
+    """Whole-run ms/trial, and ms/trial over trials 1,000-4,000 and over the last 3,000.
 
-    A window that holds one of the interpreter's full garbage collections (one per ~25%
-    growth of live objects, tens of ms at 10,000 trials) costs 10-20% more; the median of
-    three windows leaves such a lump out.
+    ``ends`` holds the cumulative time at the end of each block of :data:`_BLOCK` trials.
+    The early span is NaN below 7,000 trials; below 3,000 the late span is the whole run.
+    Spans of 3,000 trials average out the interpreter's full garbage collections (one per
+    ~25% growth of live objects, tens of ms each at 10,000 trials), which make a single
+    1,000-trial window 10-30% dearer than its neighbours.
     """
     total = ends[-1] / n_trials * 1e3
-    per_window = 1000 // _BLOCK
-    edges = [0.0] + ends[per_window - 1 :: per_window]
-    windows = [(b - a) / 1000 * 1e3 for a, b in zip(edges, edges[1:])] or [total]
-    early = statistics.median(windows[1:4]) if len(windows) >= 7 else float("nan")
-    late = statistics.median(windows[-3:])
+    per_k = 1000 // _BLOCK
+    at = [0.0] + ends[per_k - 1 :: per_k]  # cumulative time after each 1,000 trials
+    k = len(at) - 1
+    early = (at[4] - at[1]) / 3000 * 1e3 if k >= 7 else float("nan")
+    late = (at[k] - at[k - 3]) / 3000 * 1e3 if k >= 3 else total
     return total, early, late
 
 
@@ -83,9 +84,8 @@ def measure_pair(
 ) -> tuple[Stats, Stats]:
     """Run ``name`` and ``RandomSampler`` in turns of 100 trials; the stats of each.
 
-    Each stats triple is the mean ms/trial of the run and the medians of its early (trials
-    1,000-4,000; NaN below 7,000 trials) and late (last three) 1,000-trial windows. Only
-    the time spent inside ``study.optimize`` counts.
+    Each stats triple is the mean ms/trial of the run, of its trials 1,000-4,000 and of its
+    last 3,000 trials (:func:`_stats`). Only the time spent inside ``study.optimize`` counts.
     """
     studies = [
         optuna.create_study(sampler=VARIANTS[name](0), storage=storages[0]),
