@@ -102,7 +102,7 @@ def _stored(values: Any) -> np.ndarray:
     return out
 
 
-@dataclass
+@dataclass(slots=True)
 class _Parsed:
     """A trial reduced to what the adapter needs (kept to rebuild records)."""
 
@@ -114,7 +114,7 @@ class _Parsed:
     rec: dict[str, Any] | None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Asked:
     """What the sampler decided for a trial of this process (for ``sample_independent``)."""
 
@@ -328,14 +328,15 @@ class PopulationSampler(BaseSampler, abc.ABC):
             rec.get("a") != self.algorithm or rec.get("ver") != RECORD_VERSION
         ):
             rec = None
-        return _Parsed(
-            number=trial.number,
-            loss=self._loss(cache, trial),
-            params=dict(trial.params),
-            distributions=dict(trial.distributions),
-            fixed=_compat.fixed_params(trial),
-            rec=rec,
-        )
+        fixed = _compat.fixed_params(trial)
+        if rec is None:
+            params, distributions = dict(trial.params), dict(trial.distributions)
+        else:
+            # The record holds the position; only enqueued values need their distribution.
+            # (Holding less per trial also keeps the garbage collector's full passes short.)
+            params = {}
+            distributions = {n: d for n, d in trial.distributions.items() if n in fixed}
+        return _Parsed(trial.number, self._loss(cache, trial), params, distributions, fixed, rec)
 
     def _sync(self, study: Study, current: FrozenTrial | None = None) -> _StudyCache:
         """Bring the cache up to date with storage (new and previously unfinished trials).

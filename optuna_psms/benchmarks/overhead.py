@@ -12,6 +12,8 @@ of the whole run, of trials 1,000-4,000 (``early``) and of the last 3,000 trials
 which must not grow with the number of trials; see :func:`_stats`), and the whole run's and
 the late cost divided by the paired RandomSampler's. Each figure is the median of
 ``--repeat`` pairs (default 3); the ``random`` row is the median over all its pairings.
+``--no-gc`` turns the interpreter's garbage collector off while measuring: its full
+collections cost in proportion to everything alive, so they land as lumps of tens of ms.
 The default objective suggests three floats (one log-scale), an int and a categorical and
 returns at once, so the figures are the cost of Optuna plus the sampler.
 """
@@ -19,6 +21,7 @@ returns at once, so the figures are the cost of Optuna plus the sampler.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import tempfile
@@ -126,9 +129,17 @@ def main(argv: list[str] | None = None) -> None:
         help="mixed5: 3 floats (1 log), an int and a categorical; float2: 2 floats",
     )
     parser.add_argument("--repeat", type=int, default=3, help="pairs per figure (median)")
+    parser.add_argument(
+        "--no-gc",
+        action="store_true",
+        help="disable the garbage collector while measuring (isolates the samplers' own cost)",
+    )
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    print(f"optuna {optuna.__version__}; instant objective {args.objective}")
+    print(
+        f"optuna {optuna.__version__}; instant objective {args.objective}"
+        + ("; garbage collector off" if args.no_gc else "")
+    )
     print(
         f"{'storage':8} {'trials':>7} {'sampler':11} {'ms/trial':>9} {'early':>9} "
         f"{'late':>9} {'x random':>9} {'(late)':>9}"
@@ -148,7 +159,13 @@ def main(argv: list[str] | None = None) -> None:
                                 f"sqlite:///{os.path.join(tmp, 's.db')}",
                                 f"sqlite:///{os.path.join(tmp, 'r.db')}",
                             )
-                        ours, base = measure_pair(name, n, urls, args.objective)
+                        gc.collect()
+                        if args.no_gc:
+                            gc.disable()
+                        try:
+                            ours, base = measure_pair(name, n, urls, args.objective)
+                        finally:
+                            gc.enable()
                     rows[name].append(ours)
                     randoms.append(base)
                     ratios[name].append((ours[0] / base[0], ours[2] / base[2]))

@@ -38,7 +38,7 @@ class Dim:
     log: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class Record:
     """One trial as a strategy sees it.
 
