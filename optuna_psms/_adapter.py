@@ -91,14 +91,12 @@ _ON_CONVERGED = ("restart", "stop")
 _BARE_PER_SYNC = 16
 
 
-def _finite(values: Any) -> np.ndarray:
-    v = np.asarray(values, dtype=float)
-    return v if np.isfinite(v).all() else np.nan_to_num(v, nan=0.0, posinf=0.0, neginf=0.0)
-
-
 def _stored(values: Any) -> np.ndarray:
-    """A vector as stored in a record: finite, rounded to ``_DECIMALS``."""
-    out: np.ndarray = _finite(values).round(_DECIMALS)
+    """A vector as stored in a record: non-finite values replaced by 0, rounded."""
+    v = np.asarray(values, dtype=float)
+    if not np.isfinite(v).all():
+        v = np.nan_to_num(v, nan=0.0, posinf=0.0, neginf=0.0)
+    out: np.ndarray = v.round(_DECIMALS)
     return out
 
 
@@ -564,9 +562,10 @@ class PopulationSampler(BaseSampler, abc.ABC):
         run = self._run_of_foreign(cache, number)
         strategy = self._strategy(cache, run)
         user_attrs: dict[str, Any] = {}
-        if strategy.converged() and self._on_converged == "stop" and cache.stop_logged:
+        converged = strategy.converged()
+        if converged and self._on_converged == "stop" and cache.stop_logged:
             _compat.stop_optimize(study)
-        elif strategy.converged():
+        elif converged:
             n_run = cache.run_counts.get(run, 0)
             budget = strategy.budget()
             user_attrs["psms:converged_run"] = run

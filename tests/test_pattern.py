@@ -338,3 +338,21 @@ def test_point_key_fast_path_equals_numpy_path(pairs: list[tuple[float, int]]) -
     x = np.array([p[0] for p in pairs])
     cells = np.array([p[1] for p in pairs], dtype=np.int64)
     assert _point_key_small(x, cells) == _point_key_numpy(x, cells)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(-0.5, 1.5), st.sampled_from([0, 0, 1, 2, 3, 7, 10])),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_snap_values_equals_snap(pairs: list[tuple[float, int]]) -> None:
+    from optuna_psms.core.pattern import snap
+    from optuna_psms.core.pattern import snap_values
+
+    x = np.array([p[0] for p in pairs])
+    cells = np.array([p[1] for p in pairs], dtype=np.int64)
+    fast = snap_values(x.tolist(), cells.tolist())
+    assert np.array_equal(np.array(fast), snap(x, cells))  # same floats, bit for bit
