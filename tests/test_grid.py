@@ -360,3 +360,50 @@ def test_four_processes_on_one_journal_file(name: str, tmp_path: Any) -> None:
     repeats = sum(c - 1 for c in points.values())
     assert repeats <= 8, repeats
     assert study.best_value < 0.5
+
+
+# --------------------------------------------------------------------------- 1,000 parameters
+def test_golden_stride_is_exact_beyond_float_range() -> None:
+    size = 3**1000 + 2**1000  # a DFGS level over 1,000 parameters: ~1.3e477 points
+    stride = golden_stride(size)
+    assert math.gcd(stride, size) == 1
+    # size / phi to ~29 significant digits, computed in integers (a float overflows).
+    assert abs(stride * 10**30 - size * 618033988749894848204586834366) < 10 * size
+    for small in (3, 13, 35, 3**10 + 2**10, (1 << 53) - 1):  # the float rule is unchanged
+        assert golden_stride(small) == _float_stride(small)
+
+
+def _float_stride(size: int) -> int:
+    s = max(1, round(size * 0.6180339887498949))
+    for delta in range(size):
+        for cand in (s - delta, s + delta):
+            if 0 < cand < size and math.gcd(cand, size) == 1:
+                return cand
+    return 1
+
+
+@pytest.mark.parametrize("mode", ["deterministic", "annealed"])
+def test_grid_search_works_at_1000_parameters(mode: str) -> None:
+    """Regression: 3^M overflowed a float at M >= 647 and every trial fell back to uniform."""
+    n = 1000
+    sampler = FocusedGridSampler(mode=mode, seed=0)
+    study = optuna.create_study(sampler=sampler)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        study.optimize(
+            lambda t: sum((t.suggest_float(f"x{i}", 0, 1) - 0.3) ** 2 for i in range(n)),
+            n_trials=5,
+        )
+    grid_values = {0.0, 0.25, 0.5, 0.75, 1.0}  # level 1 of DFGS, level 0 of AFGS
+    points = set()
+    for trial in study.trials[1:]:  # trial 0 only discovers the space
+        assert trial.user_attrs["psms:level"] in (0, 1)
+        assert set(trial.params.values()) <= grid_values, "fell back to uniform sampling"
+        assert "psms:explore" not in trial.user_attrs
+        points.add(tuple(trial.params.values()))
+        assert 0 <= trial.user_attrs.get("psms:point", 0) < 2**53
+    assert len(points) == 4  # four distinct grid points
+    messages = [str(w.message) for w in caught]
+    assert all(len(m) < 1000 for m in messages), "a warning printed a huge number"
+    if mode == "deterministic":
+        assert sum("evaluations per level" in m for m in messages) == 1  # said once
