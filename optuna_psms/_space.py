@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from typing import Any
+import warnings
 
 from optuna.distributions import BaseDistribution
 from optuna.distributions import CategoricalDistribution
@@ -41,6 +42,55 @@ def _cell(u: float, k: int) -> int:
     return min(max(int(math.floor(u * k)), 0), k - 1)
 
 
+#: Cells either side and floats either side of a grid value tried by :func:`_grid_value`.
+_NEAR_CELLS = 64
+_NEAR_FLOATS = 4
+_WARNED: set[str] = set()
+
+
+def _on_grid(v: float, dist: FloatDistribution) -> bool:
+    """Optuna's own test of a stepped float value (``FloatDistribution`` membership)."""
+    assert dist.step is not None
+    k = (v - dist.low) / dist.step
+    return dist.low <= v <= dist.high and abs(k - round(k)) < 1.0e-8
+
+
+def _grid_value(cell: int, k: int, dist: FloatDistribution) -> float:
+    """The value of ``cell`` of a float distribution with a step, as Optuna accepts it.
+
+    Optuna accepts ``v`` when ``(v - low) / step`` is within ``1e-8`` of an integer. With a
+    tiny step (``1e-9`` on ``[0, 1]``) the float nearest ``low + cell * step`` often is not,
+    and no float is for some cells; the value then comes from a float a few units away, or
+    from the nearest cell that has one (a shift of at most a few steps). Never outside
+    ``[low, high]``; an ordinary step takes the first candidate, ``low + cell * step``.
+    """
+    assert dist.step is not None
+    low, high, step = dist.low, dist.high, dist.step
+    for shift in range(_NEAR_CELLS + 1):
+        for c in sorted({cell + shift, cell - shift}):
+            if not 0 <= c < k:
+                continue
+            base = min(max(low + c * step, low), high)
+            up = down = base
+            # Where floats are sparser than the steps, look along the floats instead.
+            n_floats = _NEAR_FLOATS if math.ulp(base) < step else _NEAR_CELLS
+            for _ in range(n_floats + 1):
+                for w in (up, down):
+                    if _on_grid(w, dist):
+                        return float(w)
+                up, down = math.nextafter(up, math.inf), math.nextafter(down, -math.inf)
+    if repr(dist) not in _WARNED:
+        _WARNED.add(repr(dist))
+        warnings.warn(
+            f"{dist!r}: no float within {_NEAR_CELLS} steps of {low + cell * step!r} lies on "
+            "the step grid as Optuna checks it ((value - low) / step within 1e-8 of an "
+            "integer); using low instead. Use a larger step or a range nearer 0.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return float(low)  # (low - low) / step == 0: always on the grid
+
+
 def decode(u: float, dist: BaseDistribution) -> Any:
     """Map ``u`` in ``[0, 1]`` (clipped) to a value of ``dist``."""
     u = min(max(float(u), 0.0), 1.0)
@@ -58,13 +108,14 @@ def decode(u: float, dist: BaseDistribution) -> Any:
         if dist.step is not None:
             k = n_cells(dist)
             assert k is not None
-            grid = dist.low + _cell(u, k) * dist.step
-            return float(min(max(grid, dist.low), dist.high))
+            return _grid_value(_cell(u, k), k, dist)
         if dist.log:
             a, b = math.log(dist.low), math.log(dist.high)
             real = math.exp(a + u * (b - a))
-        else:
+        elif math.isfinite(dist.high - dist.low):
             real = dist.low + u * (dist.high - dist.low)
+        else:  # a range wider than the largest float, e.g. [-1e308, 1e308]
+            real = dist.low * (1.0 - u) + dist.high * u
         return float(min(max(real, dist.low), dist.high))
     raise TypeError(f"Unsupported distribution: {dist!r}")
 
@@ -95,8 +146,10 @@ def encode(value: Any, dist: BaseDistribution) -> float:
         step = dist.step
         assert step is not None
         u = (round((v - dist.low) / step) + 0.5) / k
-    else:
+    elif math.isfinite(dist.high - dist.low):
         u = (v - dist.low) / (dist.high - dist.low)
+    else:  # a range wider than the largest float: halve every term
+        u = (0.5 * v - 0.5 * dist.low) / (0.5 * dist.high - 0.5 * dist.low)
     return min(max(u, 0.0), 1.0)
 
 
