@@ -177,8 +177,6 @@ RDBS = {
 }
 
 
-@pytest.mark.services
-@pytest.mark.slow
 _RETRY_FIX = pytest.mark.xfail(
     strict=True,
     reason="needs i8-adapter's retry exactly-once fix (issue 8 item 3): the retry adopts the "
@@ -187,6 +185,8 @@ _RETRY_FIX = pytest.mark.xfail(
 )
 
 
+@pytest.mark.services
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=_RETRY_FIX) for b in sorted(RDBS)])
 def test_kill_9_with_heartbeat_loses_nothing_and_retries_exactly_once(
     backend: str, tmp_path: Path
