@@ -42,6 +42,7 @@ from optuna.trial import TrialState
 
 from optuna_psms import _records
 from optuna_psms._registry import make_sampler
+from optuna_psms._registry import SAMPLERS
 
 
 POSTGRES = "postgresql+psycopg2://postgres@127.0.0.1:5432/test"
@@ -256,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         worker(argv[1:])
         return
     parser = argparse.ArgumentParser(prog="python -m optuna_psms.benchmarks.scale")
-    parser.add_argument("--sampler", default="pso", help="registry name (default: pso)")
+    parser.add_argument("--sampler", default="pso", choices=list(SAMPLERS), help="default: pso")
     parser.add_argument("--scenarios", nargs="+", choices=list(SCENARIOS), default=list(SCENARIOS))
     parser.add_argument("--trials", type=int, default=64, help="trials per measurement")
     parser.add_argument("--abandoned", type=int, nargs="+", default=[0, 100])
