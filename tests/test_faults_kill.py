@@ -1,7 +1,8 @@
 """Workers killed with ``kill -9`` mid-trial, on real storages.
 
 The kill points are deterministic: a victim worker's objective, on its second trial, writes a
-file and blocks; the test waits for every victim's file, then kills those processes. No
+file and blocks; the test waits for every victim's file, starts the survivors, then kills the
+victims. No
 assertion depends on timing, only on invariants of the stored trials once everything ended:
 
 * With Optuna's heartbeat (PostgreSQL, MariaDB; ``heartbeat_interval``, ``grace_period``,
@@ -117,17 +118,17 @@ def _kill_victims_mid_trial(spec: str, name: str, tmp: Path) -> tuple[list[int],
     Returns:
         ``(trial numbers the victims were running, trial numbers reported complete)``.
     """
-    procs = [
-        _start(spec, name, tmp, i, i < N_VICTIMS, 1000 if i < N_VICTIMS else N_EACH)
-        for i in range(N_WORKERS)
-    ]
+    # Victims first: their dead trials are then among the first trials whatever the load,
+    # and the survivors start while the victims' trials are RUNNING.
+    procs = [_start(spec, name, tmp, i, True, 1000) for i in range(N_VICTIMS)]
     try:
         deadline = time.monotonic() + TIMEOUT
         blocked = [tmp / f"blocked-{i}" for i in range(N_VICTIMS)]
         while not all(p.exists() and p.read_text() for p in blocked):
             assert time.monotonic() < deadline, "a victim never reached its kill point"
-            assert all(p.poll() is None for p in procs[:N_VICTIMS]), "a victim exited"
+            assert all(p.poll() is None for p in procs), "a victim exited"
             time.sleep(0.1)
+        procs += [_start(spec, name, tmp, i, False, N_EACH) for i in range(N_VICTIMS, N_WORKERS)]
         for p in procs[:N_VICTIMS]:
             os.kill(p.pid, signal.SIGKILL)
         codes = [p.wait(timeout=TIMEOUT) for p in procs[N_VICTIMS:]]
