@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import os
-import socket
 
 import optuna
 import pytest
+
+from optuna_psms.benchmarks.scale import reachable
 
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -15,17 +16,9 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
-def service_reachable(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=1.0):
-            return True
-    except OSError:
-        return False
-
-
 def require_service(name: str, host: str, port: int) -> None:
     """Skip (locally) or fail (in CI) when a service is unreachable."""
-    if service_reachable(host, port):
+    if reachable(host, port):
         return
     message = f"{name} is not reachable at {host}:{port}"
     if IN_CI:
