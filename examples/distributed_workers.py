@@ -1,4 +1,8 @@
-"""Several worker processes share one storage and drive one particle swarm.
+"""
+Several workers, one swarm
+==========================
+
+Several worker processes share one storage and drive one particle swarm.
 
 Run: python examples/distributed_workers.py [--storage URL] [--workers 4] [--n-trials 25]
 
@@ -34,7 +38,9 @@ def worker(storage: str, n_trials: int) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description="Several workers share one storage and drive one particle swarm."
+    )
     default = f"sqlite:///{os.path.join(tempfile.mkdtemp(), 'swarm.db')}"
     parser.add_argument("--storage", default=default)
     parser.add_argument("--workers", type=int, default=4)

@@ -1,4 +1,8 @@
-"""Full model selection on the breast-cancer set, comparing two samplers on one objective.
+"""
+Full model selection
+====================
+
+Full model selection on the breast-cancer set, comparing two samplers on one objective.
 
 Run: ``python examples/full_model_selection.py`` (about a minute).
 """

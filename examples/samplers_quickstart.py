@@ -1,4 +1,8 @@
-"""Every optuna-psms sampler on one conditional objective, beside Optuna's random search.
+"""
+Every sampler on one objective
+==============================
+
+Every optuna-psms sampler on one conditional objective, beside Optuna's random search.
 
 Run: python examples/samplers_quickstart.py
 """
