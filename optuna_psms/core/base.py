@@ -158,6 +158,20 @@ class Strategy(abc.ABC):
     def ask(self, number: int, rng: np.random.Generator) -> Proposal:
         """Propose the point for trial ``number``; must not change the strategy's state."""
 
+    def check(self, record: Record) -> str | None:
+        """Why the strategy cannot use a record of its own kind (``None``: it can).
+
+        Records come from storage, which anyone may write to. The adapter has already
+        checked their types and generic ranges (``optuna_psms/_records.py``: coordinates in
+        ``[0, 1]``, finite vectors, bounded indices); this checks what only the algorithm
+        knows (a member of the population, a level of the grid, ...), so that no stored
+        number can make :meth:`tell` or :meth:`ask` allocate, loop or index by it. A record
+        refused here is told as a foreign trial. The answer must depend only on the record
+        and the strategy's settings (never on what it was told), so that every process
+        reads a study alike. Default: every record is usable.
+        """
+        return None
+
     def converged(self) -> bool:
         """Whether this run has nothing more to learn (see ``on_converged``)."""
         return False

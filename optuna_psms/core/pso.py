@@ -137,6 +137,19 @@ class PSOStrategy(Strategy):
         self._gen_best: list[Record | None] = []
         self._prefix: list[Record | None] = []
 
+    def check(self, record: Record) -> str | None:
+        if record.member == -1 and record.generation == -1:
+            return None  # the adapter's fallback proposal: told like a foreign trial
+        if not 0 <= record.member < self.swarm_size:
+            return f"particle {record.member} outside [0, {self.swarm_size - 1}]"
+        reach = max(record.number - self.run_start, 0)
+        if not 0 <= record.generation <= reach:
+            return f"iteration {record.generation} outside [0, {reach}]"
+        v = record.vectors.get("v")
+        if v is not None and not bool((np.abs(v) <= self.v_max * (1 + 1e-9)).all()):
+            return f"a velocity component beyond v_max = {self.v_max}"
+        return None
+
     def tell(self, record: Record) -> None:
         if record.member < 0:
             if record.ok:
