@@ -174,7 +174,7 @@ def _number(value: Any, what: str, low: float, high: float) -> float:
     if type(value) is not float and type(value) is not int:
         raise Invalid(f"{what} is {_show(value)}, not a number")
     v = float(value)
-    if not low <= v <= high:  # also refuses NaN and infinities
+    if not (math.isfinite(v) and low <= v <= high):
         raise Invalid(f"{what} is {_show(value)}, outside [{low}, {high}]")
     return v
 

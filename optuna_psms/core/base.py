@@ -88,6 +88,20 @@ class Record:
         return self.loss is not None and math.isfinite(self.loss)
 
 
+def check_indices(record: Record, members: int, generations: int) -> str | None:
+    """Why ``record``'s member and generation are not in ``[0, members)`` x ``[0, generations]``.
+
+    ``(-1, -1)`` (the adapter's fallback proposal, told like a foreign trial) is accepted.
+    """
+    if record.member == -1 and record.generation == -1:
+        return None
+    if not 0 <= record.member < members:
+        return f"member {record.member} outside [0, {members - 1}]"
+    if not 0 <= record.generation <= generations:
+        return f"generation {record.generation} outside [0, {generations}]"
+    return None
+
+
 def beats(b: Record, a: Record | None) -> bool:
     """Whether finished record ``b`` is strictly better than ``a`` (``None``: no record).
 

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from optuna_psms.core.base import better
+from optuna_psms.core.base import check_indices
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
@@ -138,13 +139,11 @@ class PSOStrategy(Strategy):
         self._prefix: list[Record | None] = []
 
     def check(self, record: Record) -> str | None:
-        if record.member == -1 and record.generation == -1:
-            return None  # the adapter's fallback proposal: told like a foreign trial
-        if not 0 <= record.member < self.swarm_size:
-            return f"particle {record.member} outside [0, {self.swarm_size - 1}]"
+        # Iteration t of a particle is trial run_start + t * m + particle, so t <= n - start.
         reach = max(record.number - self.run_start, 0)
-        if not 0 <= record.generation <= reach:
-            return f"iteration {record.generation} outside [0, {reach}]"
+        problem = check_indices(record, self.swarm_size, reach)
+        if problem is not None:
+            return problem
         v = record.vectors.get("v")
         if v is not None and not bool((np.abs(v) <= self.v_max * (1 + 1e-9)).all()):
             return f"a velocity component beyond v_max = {self.v_max}"

@@ -171,11 +171,14 @@ class AFGSStrategy(GridBase):
         return None if got is None else got[0]
 
     # ------------------------------------------------------------------ Strategy API
+    @property
+    def member_limit(self) -> int:
+        return self.n_points  # the walk step t
+
     def check(self, record: Record) -> str | None:
-        if record.member == -1 and record.generation == -1:
-            return None  # the adapter's fallback proposal: told like a foreign trial
-        if not 0 <= record.generation <= self.last_level:
-            return f"level {record.generation} outside [0, {self.last_level}]"
+        problem = super().check(record)
+        if problem is not None:
+            return problem
         info = record.info
         if "t" in info:
             t, u = info["t"], info.get("u")
