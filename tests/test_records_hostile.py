@@ -228,7 +228,7 @@ HOSTILE_TYPES = [
     math.inf,
     -math.inf,
 ]
-BAD_NUMBERS = [-(10**12), 10**12, *HOSTILE_TYPES]
+BAD_NUMBERS = [-(10**12), 10**12, 10**400, *HOSTILE_TYPES]
 OTHER_ALGORITHMS = ["pso", "pattern", "dfgs", "afgs", "umda", "bumda", "drs", "", "PSO"]
 
 
