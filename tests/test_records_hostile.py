@@ -212,6 +212,50 @@ def test_an_untouched_copy_raises_no_warning(name: str) -> None:
     continue_and_check(study_with(name, {5: chunked}), n_warnings=0)
 
 
+RESTARTING: dict[str, Callable[[], PopulationSampler]] = {
+    "pso": lambda: PSOSampler(swarm_size=3, seed=0),  # never converges
+    "pattern": lambda: PatternSearchSampler(resolution=0.2, seed=0),
+    "dfgs": lambda: FocusedGridSampler(mode="deterministic", depth=3, seed=0),
+    "afgs": lambda: FocusedGridSampler(mode="annealed", depth=2, points_per_level=3, seed=0),
+    "umda": lambda: UMDASampler(population_size=4, n_generations=3, seed=0),
+    "bumda": lambda: BUMDASampler(population_size=4, n_generations=3, seed=0),
+    "drs": lambda: DynamicRandomSampler(batch_size=4, n_batches=3, seed=0),
+}
+
+
+@pytest.mark.parametrize("name", list(RESTARTING))
+def test_every_record_a_sampler_writes_passes_its_own_checks(name: str) -> None:
+    """No false alarm: restarts, threads, failures, enqueued and added trials, a resume."""
+
+    def sometimes_failing(trial: optuna.Trial) -> float:
+        value = objective(trial)
+        if trial.number % 7 == 3:
+            raise ValueError("a failing trial")
+        return math.nan if trial.number % 11 == 5 else value
+
+    study = optuna.create_study(sampler=RESTARTING[name]())
+    study.enqueue_trial({"x": 1.0, "k": 3})
+    with watched() as log:
+        study.optimize(sometimes_failing, n_trials=30, n_jobs=2, catch=(ValueError,))
+        study.add_trial(
+            create_trial(
+                params={"x": 0.0, "y": 0.5, "k": 2, "c": "b"},
+                distributions=dict(base_trials(name)[5].distributions),
+                value=1.0,
+            )
+        )
+        study.optimize(sometimes_failing, n_trials=30, catch=(ValueError,))
+        resumed = optuna.load_study(
+            study_name=study.study_name, storage=study._storage, sampler=RESTARTING[name]()
+        )
+        resumed.optimize(sometimes_failing, n_trials=5, catch=(ValueError,))
+    assert [r.getMessage() for r in log.records] == []
+    runs = {t.user_attrs.get("psms:run", 0) for t in study.trials}
+    # Restarted runs were written and read (PSO never converges; a DFGS level here has
+    # 3^4 + 2^4 = 97 points, more than the study's trials).
+    assert name in ("pso", "dfgs") or max(runs) >= 1, runs
+
+
 # --------------------------------------------------------------------------- hostile values
 HOSTILE_TYPES = [
     "1",
