@@ -203,6 +203,80 @@ def continue_and_check(study: optuna.Study, n_warnings: int) -> None:
             assert size <= 50 * len(trials), (type(strategy).__name__, key, size)
 
 
+# --------------------------------------------------------------------------- the reader
+names = st.text(min_size=1, max_size=12)
+unit = st.floats(0.0, 1.0)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    number=st.integers(0, 10**6),
+    data=st.data(),
+    x=st.dictionaries(names, unit, max_size=20),
+    v=st.dictionaries(names, st.floats(-1e6, 1e6), max_size=20),
+    info=st.dictionaries(
+        st.text(max_size=10),
+        st.one_of(st.none(), st.booleans(), st.integers(-(2**53), 2**53), st.text(max_size=50)),
+        max_size=5,
+    ),
+)
+def test_every_record_the_writer_makes_reads_back_equal(
+    number: int,
+    data: st.DataObject,
+    x: dict[str, float],
+    v: dict[str, float],
+    info: dict[str, Any],
+) -> None:
+    rec = _records.make(
+        "pso",
+        seed=data.draw(st.integers(0, 2**64)),
+        run=data.draw(st.integers(0, number)),
+        run_start=data.draw(st.integers(0, number)),
+        member=data.draw(st.integers(-1, 2**53)),
+        generation=data.draw(st.integers(-1, 2**53)),
+        x=x,
+        vectors={"v": v},
+        info=info,
+    )
+    assert _records.read(_records.dump(rec), "pso", number) == rec
+    assert _records.read(_records.dump(rec), "umda", number) == (
+        "record of another sampler ('pso', not 'umda')"
+    )
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        ({"rs": -(10**12)}, "field 'rs' is -1000000000000, outside [0, 7]"),
+        ({"r": 8}, "field 'r' is 8, outside [0, 7]"),
+        ({"g": "3"}, "field 'g' is '3', not an integer"),
+        ({"m": True}, "field 'm' is True, not an integer"),
+        ({"s": -1}, "field 's' is -1, outside [0]"),
+        ({"x": {"p": 1e308}}, "'p' of field 'x' is 1e+308, outside [0.0, 1.0]"),
+        ({"x": [0.5]}, "field 'x' is [0.5], not an object"),
+        ({"vec": {"v": {"p": "0.1"}}}, "'p' of vector 'v' is '0.1', not a number"),
+        ({"info": {"w": "z" * 300}}, "info 'w' is a string of 300 characters"),
+        ({"ver": 2}, "record version 2 (this package reads 1)"),
+    ],
+)
+def test_an_invalid_field_is_named_in_one_line(edit: dict[str, Any], reason: str) -> None:
+    rec = {
+        **_records.make(
+            "pso",
+            seed=0,
+            run=0,
+            run_start=0,
+            member=1,
+            generation=2,
+            x={"p": 0.5},
+            vectors={"v": {"p": 0.1}},
+            info={"w": 1.2},
+        ),
+        **edit,
+    }
+    assert _records.read(_records.dump(rec), "pso", 7) == reason
+
+
 # --------------------------------------------------------------------------- controls
 @pytest.mark.parametrize("name", list(SAMPLERS))
 def test_an_untouched_copy_raises_no_warning(name: str) -> None:
