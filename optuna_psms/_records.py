@@ -165,8 +165,8 @@ def _int(rec: Mapping[str, Any], key: str, low: int, high: int | None) -> int:
     if type(value) is not int:
         raise Invalid(f"field {key!r} is {_show(value)}, not an integer")
     if value < low or (high is not None and value > high):
-        upper = "" if high is None else f", {high}"
-        raise Invalid(f"field {key!r} is {value}, outside [{low}{upper}]")
+        span = f"[{low}, inf)" if high is None else f"[{low}, {high}]"
+        raise Invalid(f"field {key!r} is {_show(value)}, outside {span}")
     return value
 
 

@@ -253,7 +253,7 @@ def test_every_record_the_writer_makes_reads_back_equal(
         ({"r": 8}, "field 'r' is 8, outside [0, 7]"),
         ({"g": "3"}, "field 'g' is '3', not an integer"),
         ({"m": True}, "field 'm' is True, not an integer"),
-        ({"s": -1}, "field 's' is -1, outside [0]"),
+        ({"s": -1}, "field 's' is -1, outside [0, inf)"),
         ({"x": {"p": 1e308}}, "'p' of field 'x' is 1e+308, outside [0.0, 1.0]"),
         ({"x": [0.5]}, "field 'x' is [0.5], not an object"),
         ({"vec": {"v": {"p": "0.1"}}}, "'p' of vector 'v' is '0.1', not a number"),
