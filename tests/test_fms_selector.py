@@ -55,7 +55,9 @@ def test_estimator_api(fitted: FullModelSelector, iris_text: Any) -> None:
     assert fitted.score(X, y) > 0.9
     assert len(fitted.study_.trials) == 8
     assert fitted.best_params_ == fitted.study_.best_params
-    assert fitted.best_score_ == pytest.approx(fitted.study_.best_value)
+    # scikit-learn's convention: best_score_ higher is better; the loss has its own name.
+    assert fitted.best_loss_ == pytest.approx(fitted.study_.best_value)
+    assert fitted.best_score_ == pytest.approx(1.0 - fitted.study_.best_value)
     assert fitted.best_pipeline_.steps[0][0] == "encoder"
     assert fitted.describe().startswith(fitted.study_.best_trial.user_attrs["fms:pipeline"])
     assert "[CV ber = " in fitted.describe()
@@ -81,7 +83,7 @@ def test_sqlite_storage_and_study_name(tmp_path: Any, iris_text: Any) -> None:
     assert len(loaded.trials) == 3
     assert loaded.user_attrs["fms:metric"] == "ber"
     assert "fms:pipeline" in loaded.best_trial.user_attrs
-    assert model.best_score_ == pytest.approx(loaded.best_value)
+    assert model.best_loss_ == pytest.approx(loaded.best_value)
 
 
 def test_samplers_by_name() -> None:
