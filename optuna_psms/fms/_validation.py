@@ -154,11 +154,34 @@ def check_features(estimator: Any, X: Any, *, stacklevel: int = 2) -> Any:
 
 
 # ------------------------------------------------------------------------------ labels
-def _label_key(value: Any) -> tuple[int, Any, str]:
+def _label_key(value: Any) -> tuple[Any, ...]:
     """Total order on labels of mixed types: numbers first (by value), then by type."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
-        return (0, float(value), type(value).__name__)
+        return (0, value)
     return (1, type(value).__name__, str(value))
+
+
+def label_array(y: Any) -> NDArray[Any]:
+    """``y`` as a numpy array that keeps every label's value and type.
+
+    ``np.asarray([3, "a", 2.5])`` gives the strings ``['3', 'a', '2.5']`` and
+    ``np.asarray([1, True])`` gives ``[1, 1]``; a list or tuple whose elements are not all of
+    one type becomes an object array of the original objects instead. Arrays and pandas
+    objects keep their dtype.
+    """
+    if isinstance(y, pd.Series | pd.DataFrame | pd.Index):
+        return np.asarray(y.to_numpy())
+    if isinstance(y, np.ndarray):
+        return y
+    arr = np.asarray(y)
+    if arr.ndim >= 1 and arr.size and isinstance(y, list | tuple):
+        kinds = {type(v) for v in (y if arr.ndim == 1 else arr.ravel().tolist())}
+        if len(kinds) > 1:
+            obj = np.empty(len(y), dtype=object)
+            obj[:] = list(y)
+            if arr.ndim == 1:
+                return obj
+    return arr
 
 
 def _key(value: Any) -> tuple[bool, Any]:
@@ -169,10 +192,11 @@ def _key(value: Any) -> tuple[bool, Any]:
 def encode_labels(y: Any) -> tuple[NDArray[np.int64], NDArray[Any]]:
     """Encode labels of any type as ``0..K-1``.
 
-    Labels that numpy can sort keep numpy's ``np.unique`` order and dtype (so integer
-    labels stay integers, strings stay strings). Labels of mixed, unorderable types (e.g.
-    ``[3, "a", 2.5]``) are kept as the original Python objects in an object array, ordered
-    numbers first (by value) then other types; they are never turned into strings.
+    Labels of one numpy dtype keep numpy's ``np.unique`` order and dtype (so integer
+    labels stay integers, strings stay strings). Labels of mixed types (e.g.
+    ``[3, "a", 2.5]``, see :func:`label_array`) are kept as the original Python objects in
+    an object array, ordered numbers first (by value) then by type name and text; they are
+    never turned into strings, and ``True`` is not merged with ``1``.
 
     Args:
         y: Array-like of labels (numbers, strings, booleans, ...).
@@ -183,18 +207,18 @@ def encode_labels(y: Any) -> tuple[NDArray[np.int64], NDArray[Any]]:
     Raises:
         ValueError: ``y`` is not 1-dimensional or has missing values.
     """
-    arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else y)
+    arr = label_array(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr.ravel()
     if arr.ndim != 1:
         raise ValueError(f"y must be 1-dimensional; got shape {arr.shape}.")
     if arr.size and bool(pd.isna(pd.Series(arr, dtype=object)).any()):
         raise ValueError("y contains missing values; drop those samples or label them.")
-    try:
+    if arr.dtype != object:
         classes, codes = np.unique(arr, return_inverse=True)
         return np.asarray(codes, dtype=np.int64).ravel(), classes
-    except TypeError:  # mixed, unorderable label types
-        pass
+    # Objects, possibly of mixed types: np.unique would fail on unorderable ones and merge
+    # False with 0; keep the objects, with a total order of their own.
     found: dict[tuple[bool, Any], int] = {}
     firsts: list[Any] = []
     raw = np.empty(arr.size, dtype=np.int64)
@@ -224,7 +248,7 @@ def decode_labels(classes: NDArray[Any], codes: Any) -> NDArray[Any]:
 
 def labels_to_codes(classes: NDArray[Any], y: Any) -> NDArray[np.int64]:
     """Codes of ``y`` in ``classes``; labels not among ``classes`` get ``-1``."""
-    arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else y)
+    arr = label_array(y)
     lookup = {_key(c): i for i, c in enumerate(classes.tolist())}
     codes = []
     for value in arr.ravel().tolist():

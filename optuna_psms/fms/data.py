@@ -21,6 +21,7 @@ from sklearn.preprocessing import OneHotEncoder
 
 from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import encode_labels as _encode_labels
+from optuna_psms.fms._validation import label_array
 from optuna_psms.fms._validation import record_features
 
 
@@ -184,7 +185,7 @@ def check_classification_data(
     if not isinstance(cv, int | np.integer) or isinstance(cv, bool) or cv < 2:
         raise ValueError(f"cv must be an integer >= 2; got {cv!r}.")
     n_x = len(X) if hasattr(X, "__len__") else np.asarray(X).shape[0]
-    y_arr = y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else np.asarray(y)
+    y_arr = label_array(y)
     n_y = y_arr.shape[0] if y_arr.ndim else 0
     if n_x == 0 or n_y == 0:
         raise ValueError("X and y must not be empty.")
