@@ -137,6 +137,8 @@ def test_numpy_input(cancer: Any, cancer_model: FullModelSelector) -> None:
     message = "X has 29 columns, but FullModelSelector was fitted with 30"
     with pytest.raises(ValueError, match=message):
         cancer_model.predict(rows.to_numpy()[:, 1:])
+    with pytest.warns(UserWarning, match="column names are not all strings"):
+        assert np.array_equal(cancer_model.predict(pd.DataFrame(rows.to_numpy())), pred)
     model = FullModelSelector(space=SPACE, sampler="random", n_trials=1, random_state=0)
     model.fit(X.to_numpy(), cancer[1])
     assert model.n_features_in_ == 30 and not hasattr(model, "feature_names_in_")

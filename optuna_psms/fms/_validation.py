@@ -92,9 +92,11 @@ def record_features(estimator: Any, X: Any) -> None:
 def check_features(estimator: Any, X: Any, *, stacklevel: int = 2) -> Any:
     """``X`` with the training columns of ``estimator``, in the training order.
 
-    A DataFrame, for an estimator fitted on named columns, is selected by name: the column
-    order does not matter, extra columns are dropped with a ``UserWarning``. Any other input
-    must have exactly ``n_features_in_`` columns, in the training order.
+    A DataFrame with string column names, for an estimator fitted on named columns, is
+    selected by name: the column order does not matter, extra columns are dropped with a
+    ``UserWarning``. Any other input (arrays, DataFrames such as ``pd.DataFrame(array)``)
+    must have exactly ``n_features_in_`` columns, in the training order; given to an
+    estimator fitted with names, it is taken in that order after a ``UserWarning``.
 
     Args:
         estimator: A fitted estimator (with ``n_features_in_``).
@@ -113,7 +115,7 @@ def check_features(estimator: Any, X: Any, *, stacklevel: int = 2) -> Any:
     names = getattr(estimator, "feature_names_in_", None)
     expected = getattr(estimator, "n_features_in_", None)
     kind = type(estimator).__name__
-    if names is not None and isinstance(X, pd.DataFrame):
+    if names is not None and _string_names(X) is not None:
         present = set(X.columns)
         wanted = set(names)
         missing = [n for n in names if n not in present]
@@ -142,8 +144,12 @@ def check_features(estimator: Any, X: Any, *, stacklevel: int = 2) -> Any:
     if expected is not None and n != expected:
         raise ValueError(f"X has {n} columns, but {kind} was fitted with {expected}.")
     if names is not None:
+        if isinstance(X, pd.DataFrame):
+            what = "X's column names are not all strings"
+        else:
+            what = "X has no column names"
         warnings.warn(
-            f"X has no column names, but {kind} was fitted with named columns; its columns "
+            f"{what}, but {kind} was fitted with named columns; its columns "
             f"are taken as {_names(names)}, in this order.",
             UserWarning,
             stacklevel=stacklevel + 1,

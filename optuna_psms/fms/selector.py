@@ -239,7 +239,9 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
     def describe(self) -> str:
         """One line: the selected pipeline and its cross-validated loss (``best_loss_``)."""
         check_is_fitted(self, "best_pipeline_")
-        return f"{self.best_description_}  [CV {self.metric} = {self.best_loss_:.4f}]"
+        # Models saved before best_loss_ existed kept the loss in best_score_.
+        loss = getattr(self, "best_loss_", getattr(self, "best_score_", float("nan")))
+        return f"{self.best_description_}  [CV {self.metric} = {loss:.4f}]"
 
     def _codes(self, X: Any) -> NDArray[np.int64]:
         check_is_fitted(self, "best_pipeline_")
