@@ -181,3 +181,28 @@ def test_dataframe_input_end_to_end() -> None:
     model = FullModelSelector(space=SPACE, sampler="tpe", n_trials=4, random_state=0)
     model.fit(X, labels)
     assert set(model.predict(X.head(10))) <= {"benign", "malignant"}
+
+
+@pytest.mark.parametrize(
+    ("metric", "score"),
+    [
+        ("ber", lambda loss: 1.0 - loss),  # balanced accuracy
+        ("error", lambda loss: 1.0 - loss),  # accuracy
+        ("f1_macro", lambda loss: -loss),  # the scorer itself: F1
+        ("neg_log_loss", lambda loss: -loss),  # the scorer itself: minus the log loss
+    ],
+)
+def test_best_score_is_higher_is_better(iris_text: Any, metric: str, score: Any) -> None:
+    model = FullModelSelector(
+        space=SPACE, sampler="random", n_trials=3, metric=metric, random_state=0
+    ).fit(*iris_text)
+    losses = [t.value for t in model.study_.trials if t.value is not None]
+    assert model.best_loss_ == pytest.approx(min(losses))  # the study minimised the loss
+    assert model.best_score_ == pytest.approx(score(model.best_loss_))
+    # Higher is better whatever the metric: the best trial has the highest score.
+    assert model.best_score_ == pytest.approx(max(score(v) for v in losses))
+    if metric in ("ber", "error", "f1_macro"):
+        assert 0.5 < model.best_score_ <= 1.0
+    else:
+        assert model.best_score_ < 0.0
+    assert f"[CV {metric} = {model.best_loss_:.4f}]" in model.describe()
