@@ -202,6 +202,35 @@ def test_every_estimator_of_the_package_is_column_safe(estimator: Any) -> None:
     assert not hasattr(refit, "feature_names_in_")
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(["float", "int", "str", "bool", "nan"]), min_size=1),
+    order=st.randoms(use_true_random=False),
+    n_extra=st.integers(0, 2),
+)
+def test_encoder_takes_any_column_order(kinds: list[str], order: Any, n_extra: int) -> None:
+    kinds = kinds[:6]
+    rng = np.random.default_rng(len(kinds))
+    n = 15
+    makers = {
+        "float": lambda: rng.normal(size=n),
+        "int": lambda: rng.integers(0, 5, size=n),
+        "str": lambda: rng.choice(["a", "b", "c"], size=n),
+        "bool": lambda: rng.random(n) < 0.5,
+        "nan": lambda: np.where(rng.random(n) < 0.3, np.nan, rng.normal(size=n)),
+    }
+    X = pd.DataFrame({f"c{i}": makers[kind]() for i, kind in enumerate(kinds)})
+    encoder = TabularEncoder().fit(X)
+    expected = encoder.transform(X)
+    columns = list(X.columns)
+    order.shuffle(columns)
+    shuffled = X[columns].assign(**{f"extra{j}": 1.0 for j in range(n_extra)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert np.array_equal(encoder.transform(shuffled), expected)
+    assert len(caught) == (1 if n_extra else 0)
+
+
 # ------------------------------------------------------------------------------ labels
 def _separable(labels: list[Any], n_per_class: int = 12) -> tuple[np.ndarray, list[Any]]:
     rng = np.random.default_rng(0)

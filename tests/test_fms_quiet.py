@@ -58,11 +58,13 @@ def optuna_log() -> Iterator[_Records]:
         optuna.logging.set_verbosity(previous)
 
 
-def test_fit_logs_no_trial_lines_by_default(optuna_log: _Records) -> None:
+@pytest.mark.parametrize("sampler", [None, "cmaes", "tpe"])
+def test_fit_logs_no_trial_lines_by_default(optuna_log: _Records, sampler: str | None) -> None:
     X, y = load_iris(return_X_y=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        FullModelSelector(space=SPACE, n_trials=6, random_state=0).fit(X, y)
+        model = FullModelSelector(space=SPACE, sampler=sampler, n_trials=6, random_state=0)
+        model.fit(X, y)
     assert optuna_log.records == []
     assert [str(w.message) for w in caught] == []
     assert optuna.logging.get_verbosity() == optuna.logging.INFO  # restored
