@@ -8,16 +8,19 @@ import logging
 
 import optuna
 
-from optuna_psms.fms.metrics import BUILTIN_METRICS
+
+#: Losses defined as ``1 - score`` (the classification built-ins; ``"r2"``: ``1 - R^2``).
+ONE_MINUS_SCORE = frozenset({"ber", "error", "auc", "pi_svm", "r2"})
 
 
 def score_from_loss(metric: str, loss: float) -> float:
     """The higher-is-better score of a loss of :func:`optuna_psms.fms.metrics.fold_loss`.
 
-    The built-in losses are ``1 - score`` (``"ber"``: ``1 - BER`` = balanced accuracy,
-    ``"error"``: accuracy, ``"auc"``: ROC AUC, ``"pi_svm"``: PI_SVM); a scikit-learn scorer's
-    loss is the negated scorer value, so the score is that value itself (``"f1_macro"``:
-    F1, ``"neg_log_loss"``: minus the log loss), as in scikit-learn's search estimators.
+    The losses of :data:`ONE_MINUS_SCORE` are ``1 - score`` (``"ber"``: the score is
+    ``1 - BER`` = balanced accuracy, ``"error"``: accuracy, ``"auc"``: ROC AUC,
+    ``"pi_svm"``: PI_SVM, ``"r2"``: R^2). Any other loss (a scikit-learn scorer's negated
+    value, or an error such as RMSE) is negated: ``"f1_macro"`` gives F1,
+    ``"neg_log_loss"`` minus the log loss, as in scikit-learn's search estimators.
 
     Args:
         metric: A metric name accepted by :func:`optuna_psms.fms.metrics.check_metric`.
@@ -26,7 +29,7 @@ def score_from_loss(metric: str, loss: float) -> float:
     Returns:
         The score (higher is better).
     """
-    if metric in BUILTIN_METRICS:
+    if metric in ONE_MINUS_SCORE:
         return 1.0 - loss
     return -loss
 

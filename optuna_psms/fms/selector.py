@@ -18,7 +18,6 @@ from optuna_psms._registry import make_sampler as _make
 from optuna_psms._registry import SAMPLERS
 from optuna_psms.fms._search import optuna_verbosity
 from optuna_psms.fms._search import score_from_loss
-from optuna_psms.fms._search import verbosity_level
 from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import decode_labels
 from optuna_psms.fms._validation import labels_to_codes
@@ -180,7 +179,10 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
                 duplicate column names in a DataFrame ``X``.
             RuntimeError: If no trial completed (every pipeline failed).
         """
-        verbosity_level(self.verbose)  # validate before the (long) search
+        with optuna_verbosity(self.verbose):  # validates verbose before the search
+            return self._search(X, y)
+
+    def _search(self, X: Any, y: Any) -> FullModelSelector:
         if self.n_trials is None and self.timeout is None:
             raise ValueError("set n_trials or timeout, otherwise the search never stops.")
         if self.n_trials is not None and (not isinstance(self.n_trials, int) or self.n_trials < 1):
@@ -195,25 +197,24 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             subsample=self.subsample,
             random_state=self.random_state,
         )
-        with optuna_verbosity(self.verbose):
-            study = optuna.create_study(
-                storage=self.storage,
-                sampler=self._make_sampler(),
-                study_name=self.study_name,
-                direction="minimize",
-                load_if_exists=self.load_if_exists,
-            )
-            study.set_user_attr("fms:metric", objective.metric)
-            study.set_user_attr("fms:cv", objective.cv)
-            study.set_user_attr("fms:subsample", objective.subsample)
-            study.set_user_attr("fms:space", repr(objective.space))
-            study.optimize(
-                objective,
-                n_trials=self.n_trials,
-                timeout=self.timeout,
-                n_jobs=self.n_jobs,
-                show_progress_bar=self.show_progress_bar,
-            )
+        study = optuna.create_study(
+            storage=self.storage,
+            sampler=self._make_sampler(),
+            study_name=self.study_name,
+            direction="minimize",
+            load_if_exists=self.load_if_exists,
+        )
+        study.set_user_attr("fms:metric", objective.metric)
+        study.set_user_attr("fms:cv", objective.cv)
+        study.set_user_attr("fms:subsample", objective.subsample)
+        study.set_user_attr("fms:space", repr(objective.space))
+        study.optimize(
+            objective,
+            n_trials=self.n_trials,
+            timeout=self.timeout,
+            n_jobs=self.n_jobs,
+            show_progress_bar=self.show_progress_bar,
+        )
         completed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
         if not completed:
             errors = {
