@@ -40,10 +40,13 @@ def _n_columns(X: Any) -> int:
     shape = getattr(X, "shape", None)
     if shape is None:
         shape = np.asarray(X).shape
-    if len(shape) != 2:
+    if len(shape) == 1:
         raise ValueError(
-            f"X must be 2-dimensional (n_samples, n_features); got shape {tuple(shape)}."
+            f"X must be 2-dimensional (n_samples, n_features); got a 1-d array of shape "
+            f"{tuple(shape)}. Reshape it with X.reshape(-1, 1) for a single feature."
         )
+    if len(shape) != 2:
+        raise ValueError(f"X must be 2-dimensional; got an array of shape {tuple(shape)}.")
     return int(shape[1])
 
 
