@@ -80,8 +80,8 @@ from optuna_psms.core.rng import TrialRng
 
 _logger = optuna.logging.get_logger(__name__)
 
-#: Version of the record layout written by this package.
-RECORD_VERSION = 1
+#: Version of the record layout written by this package (:data:`optuna_psms._records.VERSION`).
+RECORD_VERSION = _records.VERSION
 #: Decimals kept in stored vectors; values are rounded before use, so a re-read is exact.
 _DECIMALS = 12
 #: Foreign trials (no record of ours) fill missing coordinates with this seed.
@@ -109,7 +109,7 @@ class _Parsed:
     params: dict[str, Any]
     distributions: dict[str, BaseDistribution]
     fixed: dict[str, Any]
-    rec: dict[str, Any] | None
+    rec: _records.Stored | None  # validated; None for a trial without a usable record
 
 
 @dataclass(slots=True)
@@ -141,6 +141,7 @@ class _StudyCache:
         self.sign = 1.0
         self.asked: OrderedDict[int, _Asked] = OrderedDict()
         self.stop_logged = False
+        self.record_warned = False  # an invalid record was reported (once per study)
 
     def set_run_start(self, run: int, start: int) -> None:
         self.run_starts[run] = start
@@ -318,14 +319,20 @@ class PopulationSampler(BaseSampler, abc.ABC):
         return value if math.isfinite(value) else math.inf
 
     def _parse(
-        self, cache: _StudyCache, trial: FrozenTrial, known: dict[str, Any] | None = None
+        self, cache: _StudyCache, trial: FrozenTrial, known: _records.Stored | None = None
     ) -> _Parsed:
-        """``known``: the trial's record if this process already holds it (no JSON parse)."""
-        rec = known if known is not None else _records.load(trial.system_attrs)
-        if rec is not None and (
-            rec.get("a") != self.algorithm or rec.get("ver") != RECORD_VERSION
-        ):
-            rec = None
+        """``known``: the trial's record if this process already holds it (no JSON parse).
+
+        A record that fails validation (:func:`optuna_psms._records.read`) is reported once
+        per study and the trial is read as a trial of another sampler.
+        """
+        rec = known
+        if rec is None:
+            got = _records.read(trial.system_attrs, self.algorithm, trial.number)
+            if isinstance(got, str):
+                self._invalid_record(cache, trial.number, got)
+                got = None
+            rec = got
         fixed = _compat.fixed_params(trial)
         if rec is None:
             params, distributions = dict(trial.params), dict(trial.distributions)
@@ -467,39 +474,38 @@ class PopulationSampler(BaseSampler, abc.ABC):
     def _record(self, cache: _StudyCache, parsed: _Parsed) -> Record:
         names = cache.names
         rec = parsed.rec
-        if rec is not None:
-            stored = rec.get("x", {})
-            x = np.empty(len(names))
-            missing: list[int] = []
-            for i, name in enumerate(names):
-                u = stored.get(name)
-                if u is None:
-                    missing.append(i)
-                else:
-                    x[i] = u
-            self._fill(x, missing, names, parsed, int(rec.get("s", 0)))
-            vectors = {}
-            seed = int(rec.get("s", 0))
-            for key, values in rec.get("vec", {}).items():
-                vec = np.array([float(values.get(n, math.nan)) for n in names])
-                gaps = np.flatnonzero(np.isnan(vec))
-                if gaps.size:
-                    u = hash_uniform(seed, parsed.number, [f"{key}:{names[i]}" for i in gaps])
-                    vec[gaps] = self._pad_vector(key, u)
-                vectors[key] = vec
-            return Record(
-                number=parsed.number,
-                member=int(rec.get("m", -1)),
-                generation=int(rec.get("g", -1)),
-                x=x,
-                vectors=vectors,
-                info=dict(rec.get("info", {})),
-                loss=parsed.loss,
-                ours=True,
-            )
         x = np.empty(len(names))
-        self._fill(x, list(range(len(names))), names, parsed, _FOREIGN_SEED)
-        return Record(parsed.number, -1, -1, x, loss=parsed.loss, ours=False)
+        if rec is None:
+            self._fill(x, list(range(len(names))), names, parsed, _FOREIGN_SEED)
+            return Record(parsed.number, -1, -1, x, loss=parsed.loss, ours=False)
+        # The record is validated: coordinates in [0, 1], vector components finite.
+        stored, seed = rec["x"], rec["s"]
+        missing: list[int] = []
+        for i, name in enumerate(names):
+            coordinate = stored.get(name)
+            if coordinate is None:
+                missing.append(i)
+            else:
+                x[i] = coordinate
+        self._fill(x, missing, names, parsed, seed)
+        vectors = {}
+        for key, values in rec["vec"].items():
+            vec = np.array([values.get(n, math.nan) for n in names], dtype=float)
+            gaps = np.flatnonzero(np.isnan(vec))
+            if gaps.size:
+                u = hash_uniform(seed, parsed.number, [f"{key}:{names[i]}" for i in gaps])
+                vec[gaps] = self._pad_vector(key, u)
+            vectors[key] = vec
+        return Record(
+            number=parsed.number,
+            member=rec["m"],
+            generation=rec["g"],
+            x=x,
+            vectors=vectors,
+            info=dict(rec["info"]),
+            loss=parsed.loss,
+            ours=True,
+        )
 
     @staticmethod
     def _fill(
@@ -507,31 +513,57 @@ class PopulationSampler(BaseSampler, abc.ABC):
     ) -> None:
         """Fill missing coordinates: fixed or (for foreign trials) suggested values, else hash."""
         rest: list[int] = []
+        source = parsed.fixed if parsed.rec is not None else parsed.params
         for i in missing:
             name = names[i]
-            source = parsed.fixed if parsed.rec is not None else parsed.params
             if name in source and name in parsed.distributions:
                 try:
-                    x[i] = _space.encode(source[name], parsed.distributions[name])
+                    u = _space.encode(source[name], parsed.distributions[name])
+                except (ValueError, TypeError, OverflowError):
+                    u = math.nan
+                if 0.0 <= u <= 1.0:  # a NaN (from a NaN value) falls back to the hash
+                    x[i] = u
                     continue
-                except (ValueError, TypeError):
-                    pass
             rest.append(i)
         if rest:
             x[rest] = hash_uniform(seed, parsed.number, [names[i] for i in rest])
 
+    def _invalid_record(self, cache: _StudyCache, number: int, reason: str) -> None:
+        """Report an unusable record, once per study and process (records are re-read)."""
+        if cache.record_warned:
+            return
+        cache.record_warned = True
+        _logger.warning(
+            "%s ignores the stored record of trial %d (%s) and reads the trial as one of "
+            "another sampler; further invalid records of this study are not reported.",
+            type(self).__name__,
+            number,
+            reason,
+        )
+
     def _tell(self, cache: _StudyCache, parsed: _Parsed, record: Record | None = None) -> None:
         if record is None:
             record = self._record(cache, parsed)
-        cache.records[parsed.number] = record
         if parsed.rec is not None:
-            run = int(parsed.rec.get("r", 0))
+            run = parsed.rec["r"]
         else:
             run = self._run_of_foreign(cache, parsed.number)
+        strategy = self._strategy(cache, run)
+        if record.ours:
+            # What the record says must also make sense to the algorithm (a particle of the
+            # swarm, a level of the grid, ...); if it does not, the trial is a foreign one.
+            try:
+                reason = strategy.check(record)
+            except Exception:  # a check must not break a study either
+                reason = f"{type(strategy).__name__}.check failed on it"
+            if reason is not None:
+                self._invalid_record(cache, parsed.number, reason)
+                record = Record(parsed.number, -1, -1, record.x, loss=record.loss, ours=False)
+        cache.records[parsed.number] = record
         if record.ours and record.finished:
             cache.run_counts[run] = cache.run_counts.get(run, 0) + 1
         try:
-            self._strategy(cache, run).tell(record)
+            strategy.tell(record)
         except Exception:  # a strategy bug must not lose the study: log and carry on
             _logger.exception("Strategy failed to take trial %d into account.", parsed.number)
 
@@ -622,18 +654,17 @@ class PopulationSampler(BaseSampler, abc.ABC):
         if run:
             info["run"] = run
         coords = dict(zip(names, x.tolist()))
-        rec: dict[str, Any] = {
-            "ver": RECORD_VERSION,
-            "a": self.algorithm,
-            "s": seed,
-            "r": run,
-            "rs": cache.run_starts.get(run, 0),
-            "m": int(proposal.member),
-            "g": int(proposal.generation),
-            "x": coords,
-            "vec": {k: dict(zip(names, v.tolist())) for k, v in vectors.items()},
-            "info": info,
-        }
+        rec = _records.make(
+            self.algorithm,
+            seed=seed,
+            run=run,
+            run_start=cache.run_starts.get(run, 0),
+            member=int(proposal.member),
+            generation=int(proposal.generation),
+            x=coords,
+            vectors={k: dict(zip(names, v.tolist())) for k, v in vectors.items()},
+            info=info,
+        )
         try:
             _compat.set_system_attrs(study, trial, _records.dump(rec))
             if self._record_user_attrs:

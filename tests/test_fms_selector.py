@@ -55,7 +55,9 @@ def test_estimator_api(fitted: FullModelSelector, iris_text: Any) -> None:
     assert fitted.score(X, y) > 0.9
     assert len(fitted.study_.trials) == 8
     assert fitted.best_params_ == fitted.study_.best_params
-    assert fitted.best_score_ == pytest.approx(fitted.study_.best_value)
+    # scikit-learn's convention: best_score_ higher is better; the loss has its own name.
+    assert fitted.best_loss_ == pytest.approx(fitted.study_.best_value)
+    assert fitted.best_score_ == pytest.approx(1.0 - fitted.study_.best_value)
     assert fitted.best_pipeline_.steps[0][0] == "encoder"
     assert fitted.describe().startswith(fitted.study_.best_trial.user_attrs["fms:pipeline"])
     assert "[CV ber = " in fitted.describe()
@@ -81,7 +83,7 @@ def test_sqlite_storage_and_study_name(tmp_path: Any, iris_text: Any) -> None:
     assert len(loaded.trials) == 3
     assert loaded.user_attrs["fms:metric"] == "ber"
     assert "fms:pipeline" in loaded.best_trial.user_attrs
-    assert model.best_score_ == pytest.approx(loaded.best_value)
+    assert model.best_loss_ == pytest.approx(loaded.best_value)
 
 
 def test_samplers_by_name() -> None:
@@ -179,3 +181,28 @@ def test_dataframe_input_end_to_end() -> None:
     model = FullModelSelector(space=SPACE, sampler="tpe", n_trials=4, random_state=0)
     model.fit(X, labels)
     assert set(model.predict(X.head(10))) <= {"benign", "malignant"}
+
+
+@pytest.mark.parametrize(
+    ("metric", "score"),
+    [
+        ("ber", lambda loss: 1.0 - loss),  # balanced accuracy
+        ("error", lambda loss: 1.0 - loss),  # accuracy
+        ("f1_macro", lambda loss: -loss),  # the scorer itself: F1
+        ("neg_log_loss", lambda loss: -loss),  # the scorer itself: minus the log loss
+    ],
+)
+def test_best_score_is_higher_is_better(iris_text: Any, metric: str, score: Any) -> None:
+    model = FullModelSelector(
+        space=SPACE, sampler="random", n_trials=3, metric=metric, random_state=0
+    ).fit(*iris_text)
+    losses = [t.value for t in model.study_.trials if t.value is not None]
+    assert model.best_loss_ == pytest.approx(min(losses))  # the study minimised the loss
+    assert model.best_score_ == pytest.approx(score(model.best_loss_))
+    # Higher is better whatever the metric: the best trial has the highest score.
+    assert model.best_score_ == pytest.approx(max(score(v) for v in losses))
+    if metric in ("ber", "error", "f1_macro"):
+        assert 0.5 < model.best_score_ <= 1.0
+    else:
+        assert model.best_score_ < 0.0
+    assert f"[CV {metric} = {model.best_loss_:.4f}]" in model.describe()

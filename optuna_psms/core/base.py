@@ -88,6 +88,20 @@ class Record:
         return self.loss is not None and math.isfinite(self.loss)
 
 
+def check_indices(record: Record, members: int, generations: int) -> str | None:
+    """Why ``record``'s member and generation are not in ``[0, members)`` x ``[0, generations]``.
+
+    ``(-1, -1)`` (the adapter's fallback proposal, told like a foreign trial) is accepted.
+    """
+    if record.member == -1 and record.generation == -1:
+        return None
+    if not 0 <= record.member < members:
+        return f"member {record.member} outside [0, {members - 1}]"
+    if not 0 <= record.generation <= generations:
+        return f"generation {record.generation} outside [0, {generations}]"
+    return None
+
+
 def beats(b: Record, a: Record | None) -> bool:
     """Whether finished record ``b`` is strictly better than ``a`` (``None``: no record).
 
@@ -157,6 +171,20 @@ class Strategy(abc.ABC):
     @abc.abstractmethod
     def ask(self, number: int, rng: np.random.Generator) -> Proposal:
         """Propose the point for trial ``number``; must not change the strategy's state."""
+
+    def check(self, record: Record) -> str | None:
+        """Why the strategy cannot use a record of its own kind (``None``: it can).
+
+        Records come from storage, which anyone may write to. The adapter has already
+        checked their types and generic ranges (``optuna_psms/_records.py``: coordinates in
+        ``[0, 1]``, finite vectors, bounded indices); this checks what only the algorithm
+        knows (a member of the population, a level of the grid, ...), so that no stored
+        number can make :meth:`tell` or :meth:`ask` allocate, loop or index by it. A record
+        refused here is told as a foreign trial. The answer must depend only on the record
+        and the strategy's settings (never on what it was told), so that every process
+        reads a study alike. Default: every record is usable.
+        """
+        return None
 
     def converged(self) -> bool:
         """Whether this run has nothing more to learn (see ``on_converged``)."""

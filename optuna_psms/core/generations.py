@@ -37,6 +37,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from optuna_psms.core.base import check_indices
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Record
 from optuna_psms.core.base import Strategy
@@ -100,6 +101,10 @@ class GenerationalStrategy(Strategy, Generic[M]):
     def generation_of(self, number: int) -> tuple[int, int]:
         """``(generation, sample)`` of trial ``number`` in this run."""
         return divmod(number - self.run_start, self.size)
+
+    def check(self, record: Record) -> str | None:
+        # Sample k of generation g is trial run_start + g * size + k, so g <= n - start.
+        return check_indices(record, self.size, max(record.number - self.run_start, 0))
 
     def tell(self, record: Record) -> None:
         if record.number < self.run_start:

@@ -30,6 +30,7 @@ import struct
 import numpy as np
 
 from optuna_psms.core.base import beats
+from optuna_psms.core.base import check_indices
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
@@ -241,6 +242,11 @@ class PatternStrategy(Strategy):
             self._cells_cache = cells_of(self.dims, self.dim)
             self._cells_for = self.dims
         return self._cells_cache
+
+    def check(self, record: Record) -> str | None:
+        # Column j of sweep s is trial run_start + (s - 1) * 2d + j + 1, so s <= n - start.
+        reach = max(record.number - self.run_start, 0)
+        return check_indices(record, max(self.sweep_size, 1), reach)
 
     def tell(self, record: Record) -> None:
         number = record.number

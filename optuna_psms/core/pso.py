@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from optuna_psms.core.base import better
+from optuna_psms.core.base import check_indices
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
@@ -136,6 +137,17 @@ class PSOStrategy(Strategy):
         self._foreign_best: Record | None = None
         self._gen_best: list[Record | None] = []
         self._prefix: list[Record | None] = []
+
+    def check(self, record: Record) -> str | None:
+        # Iteration t of a particle is trial run_start + t * m + particle, so t <= n - start.
+        reach = max(record.number - self.run_start, 0)
+        problem = check_indices(record, self.swarm_size, reach)
+        if problem is not None:
+            return problem
+        v = record.vectors.get("v")
+        if v is not None and not bool((np.abs(v) <= self.v_max * (1 + 1e-9)).all()):
+            return f"a velocity component beyond v_max = {self.v_max}"
+        return None
 
     def tell(self, record: Record) -> None:
         if record.member < 0:

@@ -19,6 +19,11 @@ from sklearn.base import BaseEstimator
 from sklearn.base import TransformerMixin
 from sklearn.preprocessing import OneHotEncoder
 
+from optuna_psms.fms._validation import check_features
+from optuna_psms.fms._validation import encode_labels as _encode_labels
+from optuna_psms.fms._validation import label_array
+from optuna_psms.fms._validation import record_features
+
 
 #: Categorical columns keep at most this many one-hot columns (rarer values are grouped).
 MAX_CATEGORIES = 32
@@ -62,6 +67,11 @@ class TabularEncoder(TransformerMixin, BaseEstimator):  # type: ignore[misc]
     categories, mixed objects) is one-hot encoded; a missing value is its own category and
     values unseen in :meth:`fit` encode to all zeros. Infinite values raise ``ValueError``.
 
+    Fitted on a DataFrame with string column names, it records ``feature_names_in_`` and
+    :meth:`transform` takes the columns by name (any order; a missing one raises
+    ``ValueError``, extra ones warn); otherwise the columns are taken by position and their
+    number must match ``n_features_in_``. Duplicate column names are refused.
+
     Example:
 
         .. testcode::
@@ -78,8 +88,8 @@ class TabularEncoder(TransformerMixin, BaseEstimator):  # type: ignore[misc]
         frame = _as_frame(X)
         if frame.shape[0] == 0 or frame.shape[1] == 0:
             raise ValueError(f"X is empty (shape {frame.shape}); need samples and features.")
+        record_features(self, X)
         self.columns_: list[Any] = list(frame.columns)
-        self.n_features_in_ = len(self.columns_)
         numeric: list[int] = []
         categorical: list[int] = []
         medians: list[float] = []
@@ -117,12 +127,7 @@ class TabularEncoder(TransformerMixin, BaseEstimator):  # type: ignore[misc]
         return np.asarray(block.astype(str).to_numpy(), dtype=object)
 
     def transform(self, X: Any) -> NDArray[np.float64]:
-        frame = _as_frame(X)
-        if frame.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {frame.shape[1]} columns but the model was fitted on "
-                f"{self.n_features_in_}."
-            )
+        frame = _as_frame(check_features(self, X))
         parts: list[NDArray[np.float64]] = []
         if self.numeric_columns_:
             num = np.empty((frame.shape[0], len(self.numeric_columns_)), dtype=np.float64)
@@ -146,24 +151,13 @@ def encode_labels(y: Any) -> tuple[NDArray[np.int64], NDArray[Any]]:
     """Encode labels of any type as ``0..K-1``.
 
     Args:
-        y: Array-like of labels (numbers, strings, booleans, ...).
+        y: Array-like of labels (numbers, strings, booleans, mixed types, ...).
 
     Returns:
-        The encoded labels and the sorted array of classes (``classes[codes] == y``).
+        The encoded labels and the array of classes (``classes[codes] == y``); the classes
+        are the original label objects, never their string forms.
     """
-    arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(f"y must be 1-dimensional; got shape {arr.shape}.")
-    if arr.size and bool(pd.isna(pd.Series(arr)).any()):
-        raise ValueError("y contains missing values; drop those samples or label them.")
-    try:
-        classes, codes = np.unique(arr, return_inverse=True)
-    except TypeError:  # mixed, unorderable label types
-        as_text = arr.astype(str)
-        classes, codes = np.unique(as_text, return_inverse=True)
-    return codes.astype(np.int64), classes
+    return _encode_labels(y)
 
 
 def _plain(value: Any) -> Any:
@@ -191,7 +185,7 @@ def check_classification_data(
     if not isinstance(cv, int | np.integer) or isinstance(cv, bool) or cv < 2:
         raise ValueError(f"cv must be an integer >= 2; got {cv!r}.")
     n_x = len(X) if hasattr(X, "__len__") else np.asarray(X).shape[0]
-    y_arr = y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else np.asarray(y)
+    y_arr = label_array(y)
     n_y = y_arr.shape[0] if y_arr.ndim else 0
     if n_x == 0 or n_y == 0:
         raise ValueError("X and y must not be empty.")

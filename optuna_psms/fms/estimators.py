@@ -28,6 +28,9 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import LinearSVC
 from sklearn.utils.metaestimators import available_if
 
+from optuna_psms.fms._validation import check_features
+from optuna_psms.fms._validation import record_features
+
 
 FloatArray = NDArray[np.float64]
 _EPS = 1e-12
@@ -35,6 +38,17 @@ _EPS = 1e-12
 
 def _as_float(X: Any) -> FloatArray:
     return np.asarray(X, dtype=np.float64)
+
+
+def _fit_input(estimator: Any, X: Any) -> FloatArray:
+    """Record ``n_features_in_`` / ``feature_names_in_`` and return ``X`` as floats."""
+    record_features(estimator, X)
+    return _as_float(X)
+
+
+def _input(estimator: Any, X: Any) -> FloatArray:
+    """``X`` checked against the training columns (by name for DataFrames), as floats."""
+    return _as_float(check_features(estimator, X))
 
 
 # --------------------------------------------------------------------------- preprocessing
@@ -49,11 +63,11 @@ class Normalize(TransformerMixin, BaseEstimator):  # type: ignore[misc]
         self.center = center
 
     def fit(self, X: Any, y: Any = None) -> Normalize:
-        self.n_features_in_ = _as_float(X).shape[1]
+        _fit_input(self, X)
         return self
 
     def transform(self, X: Any) -> FloatArray:
-        Z = _as_float(X)
+        Z = _input(self, X)
         if self.center:
             Z = Z - Z.mean(axis=1, keepdims=True)
         norm = np.linalg.norm(Z, axis=1, keepdims=True)
@@ -72,15 +86,14 @@ class ShiftScale(TransformerMixin, BaseEstimator):  # type: ignore[misc]
         self.take_log = take_log
 
     def fit(self, X: Any, y: Any = None) -> ShiftScale:
-        Z = _as_float(X)
-        self.n_features_in_ = Z.shape[1]
+        Z = _fit_input(self, X)
         self.min_ = Z.min(axis=0)
         span = Z.max(axis=0) - self.min_
         self.scale_ = np.where(span > 0, span, 1.0)
         return self
 
     def transform(self, X: Any) -> FloatArray:
-        Z = (_as_float(X) - self.min_) / self.scale_
+        Z = (_input(self, X) - self.min_) / self.scale_
         if self.take_log:
             Z = np.log1p(np.maximum(Z, 0.0))
         return _as_float(Z)
@@ -169,10 +182,7 @@ class _ColumnSelector(TransformerMixin, BaseEstimator):  # type: ignore[misc]
     support_: NDArray[np.bool_]
 
     def transform(self, X: Any) -> FloatArray:
-        Z = _as_float(X)
-        if Z.shape[1] != self.support_.size:
-            raise ValueError(f"X has {Z.shape[1]} features, expected {self.support_.size}.")
-        return Z[:, self.support_]
+        return _input(self, X)[:, self.support_]
 
     def get_support(self) -> NDArray[np.bool_]:
         return self.support_.copy()
@@ -197,10 +207,9 @@ class RankSelector(_ColumnSelector):
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any) -> RankSelector:
-        Z = _as_float(X)
+        Z = _fit_input(self, X)
         y_arr = np.asarray(y)
         n = Z.shape[1]
-        self.n_features_in_ = n
         k = _n_keep(self.fmax_frac, n)
         if self.method == "svcrfe":
             svc = LinearSVC(C=1.0, random_state=self.random_state, max_iter=5000)
@@ -232,14 +241,13 @@ class PCAExtractor(TransformerMixin, BaseEstimator):  # type: ignore[misc]
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any = None) -> PCAExtractor:
-        Z = _as_float(X)
-        self.n_features_in_ = Z.shape[1]
+        Z = _fit_input(self, X)
         k = min(_n_keep(self.fmax_frac, Z.shape[1]), Z.shape[0])
         self.pca_ = PCA(n_components=k, random_state=self.random_state).fit(Z)
         return self
 
     def transform(self, X: Any) -> FloatArray:
-        return np.asarray(self.pca_.transform(_as_float(X)), dtype=np.float64)
+        return np.asarray(self.pca_.transform(_input(self, X)), dtype=np.float64)
 
 
 class FeatureMask(_ColumnSelector):
@@ -271,9 +279,8 @@ class FeatureMask(_ColumnSelector):
         self.grouping = grouping
 
     def fit(self, X: Any, y: Any = None) -> FeatureMask:
-        Z = _as_float(X)
+        Z = _fit_input(self, X)
         n = Z.shape[1]
-        self.n_features_in_ = n
         if (self.mask is None) == (self.blocks is None):
             raise ValueError("FeatureMask needs exactly one of mask and blocks")
         if self.mask is not None:
@@ -306,10 +313,9 @@ class MeanVarianceClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[mi
     """
 
     def fit(self, X: Any, y: Any) -> MeanVarianceClassifier:
-        Z = _as_float(X)
+        Z = _fit_input(self, X)
         y_arr = np.asarray(y)
         self.classes_ = np.unique(y_arr)
-        self.n_features_in_ = Z.shape[1]
         coefs, intercepts = [], []
         for pos in _one_vs_rest(y_arr):
             a, b = Z[pos], Z[~pos]
@@ -322,7 +328,7 @@ class MeanVarianceClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[mi
         return self
 
     def decision_function(self, X: Any) -> FloatArray:
-        dec = _as_float(_as_float(X) @ self.coef_.T + self.intercept_)
+        dec = _as_float(_input(self, X) @ self.coef_.T + self.intercept_)
         return dec.ravel() if self.classes_.size == 2 else dec
 
     def predict(self, X: Any) -> NDArray[Any]:
@@ -361,10 +367,9 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[mis
         self.coef0 = coef0
 
     def fit(self, X: Any, y: Any) -> KernelRidgeClassifier:
-        Z = _as_float(X)
+        Z = _fit_input(self, X)
         y_arr = np.asarray(y)
         self.classes_ = np.unique(y_arr)
-        self.n_features_in_ = Z.shape[1]
         targets = np.column_stack([np.where(p, 1.0, -1.0) for p in _one_vs_rest(y_arr)])
         # Centre inputs and targets so that the model has an (unpenalised) intercept.
         self.x_mean_ = Z.mean(axis=0)
@@ -379,7 +384,7 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[mis
         return self
 
     def decision_function(self, X: Any) -> FloatArray:
-        dec = np.asarray(self.ridge_.predict(_as_float(X) - self.x_mean_), dtype=np.float64)
+        dec = np.asarray(self.ridge_.predict(_input(self, X) - self.x_mean_), dtype=np.float64)
         dec = _as_float(dec.reshape(dec.shape[0], -1) + self.y_mean_)
         return dec.ravel() if self.classes_.size == 2 else dec
 
@@ -441,10 +446,9 @@ class BiasClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.estimator = estimator
 
     def fit(self, X: Any, y: Any) -> BiasClassifier:
-        Z = _as_float(X)
+        Z = _fit_input(self, X)
         self.estimator_ = clone(self.estimator).fit(Z, y)
         self.classes_ = self.estimator_.classes_
-        self.n_features_in_ = Z.shape[1]
         self.threshold_: float | None = None
         if len(self.classes_) == 2:
             scores, default = _binary_scores(self.estimator_, Z)
@@ -453,9 +457,10 @@ class BiasClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         return self
 
     def predict(self, X: Any) -> NDArray[Any]:
+        Z = _input(self, X)
         if self.threshold_ is None:
-            return np.asarray(self.estimator_.predict(X))
-        scores, _ = _binary_scores(self.estimator_, _as_float(X))
+            return np.asarray(self.estimator_.predict(Z))
+        scores, _ = _binary_scores(self.estimator_, Z)
         return np.asarray(self.classes_[(scores >= self.threshold_).astype(int)])
 
     def _has_proba(self) -> bool:
@@ -466,7 +471,7 @@ class BiasClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
     @available_if(_has_proba)  # type: ignore[untyped-decorator]
     def predict_proba(self, X: Any) -> FloatArray:
         """Probabilities of the wrapped classifier (the threshold does not change them)."""
-        return np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
+        return np.asarray(self.estimator_.predict_proba(_input(self, X)), dtype=np.float64)
 
     def _has_decision(self) -> bool:
         return hasattr(
@@ -476,8 +481,9 @@ class BiasClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
     @available_if(_has_decision)  # type: ignore[untyped-decorator]
     def decision_function(self, X: Any) -> FloatArray:
         """Wrapped decision values, shifted by the tuned threshold for binary problems."""
-        dec = np.asarray(self.estimator_.decision_function(X), dtype=np.float64)
+        Z = _input(self, X)
+        dec = np.asarray(self.estimator_.decision_function(Z), dtype=np.float64)
         if self.threshold_ is not None:
-            scores, _ = _binary_scores(self.estimator_, _as_float(X))
+            scores, _ = _binary_scores(self.estimator_, Z)
             return scores - self.threshold_
         return dec

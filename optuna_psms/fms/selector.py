@@ -10,11 +10,18 @@ from numpy.typing import NDArray
 import optuna
 from sklearn.base import BaseEstimator
 from sklearn.base import ClassifierMixin
+from sklearn.metrics import accuracy_score
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms._registry import make_sampler as _make
 from optuna_psms._registry import SAMPLERS
+from optuna_psms.fms._search import optuna_verbosity
+from optuna_psms.fms._search import score_from_loss
+from optuna_psms.fms._validation import check_features
+from optuna_psms.fms._validation import decode_labels
+from optuna_psms.fms._validation import labels_to_codes
+from optuna_psms.fms._validation import record_features
 from optuna_psms.fms.objective import make_objective
 from optuna_psms.fms.space import FullModelSpace
 
@@ -77,14 +84,30 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         n_jobs: Parallel trials (threads, as ``study.optimize(n_jobs=...)``).
         random_state: Seed of the sampler, folds, subsamples and estimators.
         show_progress_bar: Show Optuna's progress bar.
+        verbose: ``0`` (default): no per-trial log lines, only Optuna's warnings (e.g. a
+            failed trial); ``1``: Optuna's INFO line per trial; ``2``: DEBUG. Optuna's
+            verbosity is set for the duration of :meth:`fit` and restored afterwards.
 
     Attributes:
         best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts
             indices into ``classes_``.
         best_params_: Optuna parameters of the best trial.
-        best_score_: Its cross-validated loss (lower is better).
+        best_loss_: The best trial's value: the mean ``cv``-fold loss of ``metric`` (lower
+            is better) on the data given to :meth:`fit`. It is the minimum over all the
+            pipelines tried on that same data, hence optimistic: not an estimate of the
+            error on new data (keep a hold-out set for that).
+        best_score_: The same as a higher-is-better score, as in scikit-learn's search
+            estimators: ``1 - best_loss_`` for the built-in metrics (``"ber"``: balanced
+            accuracy ``1 - BER``; ``"error"``: accuracy; ``"auc"``: ROC AUC;
+            ``"pi_svm"``: PI_SVM), ``-best_loss_`` (the scorer's own value) for a
+            scikit-learn scorer name. Optimistic in the same way.
         study_: The Optuna study.
-        classes_: The class labels.
+        classes_: The class labels, as given (original objects and dtype).
+        n_features_in_: Number of columns of ``X`` in :meth:`fit`.
+        feature_names_in_: Column names of ``X`` in :meth:`fit`, when it was a DataFrame
+            with string column names. :meth:`predict` and :meth:`predict_proba` then take
+            a DataFrame's columns by name, in any order: a missing column raises
+            ``ValueError`` naming it, extra columns are ignored with a ``UserWarning``.
 
     Example:
 
@@ -122,6 +145,7 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         n_jobs: int = 1,
         random_state: int | None = None,
         show_progress_bar: bool = False,
+        verbose: int = 0,
     ) -> None:
         self.space = space
         self.sampler = sampler
@@ -136,6 +160,7 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.show_progress_bar = show_progress_bar
+        self.verbose = verbose
 
     def _make_sampler(self) -> optuna.samplers.BaseSampler:
         if isinstance(self.sampler, optuna.samplers.BaseSampler):
@@ -150,13 +175,19 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         """Search the space on ``(X, y)`` and refit the best pipeline on all of it.
 
         Raises:
-            ValueError: Invalid data or arguments (see :func:`make_objective`).
+            ValueError: Invalid data or arguments (see :func:`make_objective`), or
+                duplicate column names in a DataFrame ``X``.
             RuntimeError: If no trial completed (every pipeline failed).
         """
+        with optuna_verbosity(self.verbose):  # validates verbose before the search
+            return self._search(X, y)
+
+    def _search(self, X: Any, y: Any) -> FullModelSelector:
         if self.n_trials is None and self.timeout is None:
             raise ValueError("set n_trials or timeout, otherwise the search never stops.")
         if self.n_trials is not None and (not isinstance(self.n_trials, int) or self.n_trials < 1):
             raise ValueError(f"n_trials must be a positive int or None; got {self.n_trials!r}.")
+        record_features(self, X)
         objective = make_objective(
             X,
             y,
@@ -199,23 +230,38 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             model.fit(objective.X, objective.y)
         self.best_pipeline_ = Pipeline([("encoder", objective.encoder), *model.steps])
         self.best_params_ = dict(best.params)
-        self.best_score_ = float(best.value) if best.value is not None else float("nan")
+        self.best_loss_ = float(best.value) if best.value is not None else float("nan")
+        self.best_score_ = score_from_loss(objective.metric, self.best_loss_)
         self.best_description_ = objective.describe(best.params)
         self.study_ = study
         self.classes_ = objective.classes
-        self.n_features_in_ = objective.encoder.n_features_in_
         return self
 
     def describe(self) -> str:
-        """One line: the selected pipeline and its cross-validated loss."""
+        """One line: the selected pipeline and its cross-validated loss (``best_loss_``)."""
         check_is_fitted(self, "best_pipeline_")
-        return f"{self.best_description_}  [CV {self.metric} = {self.best_score_:.4f}]"
+        # Models saved before best_loss_ existed kept the loss in best_score_.
+        loss = getattr(self, "best_loss_", getattr(self, "best_score_", float("nan")))
+        return f"{self.best_description_}  [CV {self.metric} = {loss:.4f}]"
+
+    def _codes(self, X: Any) -> NDArray[np.int64]:
+        check_is_fitted(self, "best_pipeline_")
+        X = check_features(self, X, stacklevel=3)
+        return np.asarray(self.best_pipeline_.predict(X), dtype=np.int64)
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """Predicted class labels."""
-        check_is_fitted(self, "best_pipeline_")
-        codes = np.asarray(self.best_pipeline_.predict(X), dtype=np.int64)
-        return np.asarray(self.classes_[codes])
+        """Predicted class labels: elements of ``classes_`` (the original label objects).
+
+        Raises:
+            ValueError: ``X`` lacks a training column (DataFrame) or has the wrong number
+                of columns (array).
+        """
+        return decode_labels(self.classes_, self._codes(X))
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy of :meth:`predict` on ``(X, y)`` (labels of any type, mixed ones too)."""
+        truth = labels_to_codes(self.classes_, y)
+        return float(accuracy_score(truth, self._codes(X), sample_weight=sample_weight))
 
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
         """Class probabilities, columns in the order of ``classes_``.
@@ -225,6 +271,7 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         values: a ranking, not calibrated probabilities.
         """
         check_is_fitted(self, "best_pipeline_")
+        X = check_features(self, X)
         if hasattr(self.best_pipeline_, "predict_proba"):
             try:
                 return np.asarray(self.best_pipeline_.predict_proba(X), dtype=np.float64)

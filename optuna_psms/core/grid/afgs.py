@@ -171,6 +171,29 @@ class AFGSStrategy(GridBase):
         return None if got is None else got[0]
 
     # ------------------------------------------------------------------ Strategy API
+    @property
+    def member_limit(self) -> int:
+        return self.n_points  # the walk step t
+
+    def check(self, record: Record) -> str | None:
+        problem = super().check(record)
+        if problem is not None:
+            return problem
+        info = record.info
+        if "t" in info:
+            t, u = info["t"], info.get("u")
+            if type(t) is not int or not 0 <= t <= self.n_points - 1:
+                return f"walk step {t!r:.40} outside [0, {self.n_points - 1}]"
+            if type(u) not in (int, float) or not 0.0 <= float(u) <= 1.0:  # type: ignore[arg-type]
+                return f"acceptance draw {u!r:.40} outside [0, 1]"
+        if "c" in info and (type(info["c"]) is not int or info["c"] < -1):
+            return f"centre {info['c']!r:.40} is not a trial number"
+        for key in self.vector_names:
+            gamma = record.vectors.get(key)
+            if gamma is not None and not bool(((gamma == 0.0) | (np.abs(gamma) == 1.0)).all()):
+                return f"grid offset {key!r} not in {{-1, 0, 1}}"
+        return None
+
     def tell(self, record: Record) -> None:
         self._absorb(record)
         info = record.info

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from optuna_psms.core.base import beats
+from optuna_psms.core.base import check_indices
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
@@ -87,6 +88,15 @@ class GridBase(Strategy):
         self._x: dict[int, np.ndarray] = {}  # number -> position
         self._key_of: dict[int, bytes] = {}  # number -> key of its position
         self._best: Record | None = None
+
+    @property
+    def member_limit(self) -> int:
+        """Members (grid indices, walk steps) a record may name: ``[0, member_limit)``."""
+        return 1
+
+    def check(self, record: Record) -> str | None:
+        # The generation is the level: explorations and fallbacks stay within the depth.
+        return check_indices(record, self.member_limit, self.depth - 1)
 
     def _cells(self) -> np.ndarray:
         if self._cells_for is not self.dims:  # the adapter may replace dims (range change)

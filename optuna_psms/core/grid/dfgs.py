@@ -150,6 +150,10 @@ class DFGSStrategy(GridBase):
     def level_size(self) -> int:
         return int(3**self.dim + 2**self.dim)
 
+    @property
+    def member_limit(self) -> int:
+        return min(self.level_size, POINT_INDEX_LIMIT)  # the shown grid index
+
     # ------------------------------------------------------------------ levels
     def _make_level(self, k: int, centre: np.ndarray) -> _Level:
         h = 0.5**k
