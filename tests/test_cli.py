@@ -49,8 +49,9 @@ def test_select_bundled_dataset(tmp_path: Any, capsys: Any) -> None:
         capsys,
     )
     assert code == 0, err
-    assert "Best pipeline: " in out and "CV ber (2-fold): " in out
-    assert "Model saved to" in out and model_path.exists()
+    assert "Best pipeline (trial " in out and "CV ber on search data (2-fold): " in out
+    assert "held-out ber (" in out
+    assert "saved to" in out and model_path.exists()
     study = optuna.load_study(study_name="iris-run", storage=f"sqlite:///{db}")
     assert len(study.trials) == 4
     model = joblib.load(model_path)
