@@ -130,6 +130,19 @@ def _journal_path(url: str) -> str | None:
     return None
 
 
+def dashboard_argument(url: str) -> str:
+    """What to give ``optuna-dashboard`` for a storage URL: a journal file by its path, a
+    database with the driver this module picks, the password hidden."""
+    path = _journal_path(url)
+    if path is not None:
+        return path
+    try:
+        sql = rdb_url(url)
+    except MissingDriverError:
+        sql = None
+    return hide_password(sql if sql is not None else url)
+
+
 def open_storage(
     storage: str | optuna.storages.BaseStorage | None,
 ) -> optuna.storages.BaseStorage | None:

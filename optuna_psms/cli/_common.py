@@ -85,6 +85,9 @@ def save_model(model: Any, path: str) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             joblib.dump(model, handle)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it 0600; a saved model is a normal file
         os.replace(tmp, path)
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc}") from None

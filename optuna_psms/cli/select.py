@@ -426,11 +426,14 @@ def run(args: argparse.Namespace) -> int:
         n_jobs=args.n_jobs,
         show_progress_bar=not args.no_progress_bar,
     )
+    from optuna_psms.storages import hide_password
+
+    shown = hide_password(args.storage)
     held_note = f", {len(y_held)} held out" if y_held is not None else ", no hold-out"
     print(
         f"Full model selection on {label}: {len(y_search)} search rows{held_note}; "
         f"sampler {settings['sampler']}, {settings['cv']}-fold CV {settings['metric']}, "
-        f"seed {seed}; study '{study_name}' in {args.storage}"
+        f"seed {seed}; study '{study_name}' in {shown}"
     )
     interrupted = False
     try:
@@ -439,15 +442,25 @@ def run(args: argparse.Namespace) -> int:
         interrupted = True
     except (ValueError, RuntimeError) as exc:
         raise UserError(str(exc)) from None
-    study = optuna.load_study(study_name=study_name, storage=storage)
-    trials = study.get_trials(deepcopy=False)
+    try:
+        study = optuna.load_study(study_name=study_name, storage=storage)
+        trials = study.get_trials(deepcopy=False)
+    except Exception as exc:  # the interrupt cut a storage call short
+        if not interrupted:
+            raise
+        print(
+            f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} (not read "
+            f"back: {type(exc).__name__}): the same command resumes it",
+            file=sys.stderr,
+        )
+        return 130
     states = [t.state for t in trials]
     n_done = states.count(optuna.trial.TrialState.COMPLETE)
     n_fail = states.count(optuna.trial.TrialState.FAIL)
     n_running = states.count(optuna.trial.TrialState.RUNNING)
     if interrupted:
         print(
-            f"optuna-psms: interrupted; study '{study_name}' is kept in {args.storage} "
+            f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} "
             f"({n_done} complete): the same command resumes it",
             file=sys.stderr,
         )
@@ -478,5 +491,7 @@ def run(args: argparse.Namespace) -> int:
     save_model(final, save_to)
     print(f"Model refitted on all {len(y)} rows, saved to {save_to}")
     print(f"  apply it: optuna-psms predict --model {save_to} --csv NEW.csv")
-    print(f"  dashboard: optuna-dashboard {args.storage}")
+    from optuna_psms.storages import dashboard_argument
+
+    print(f"  dashboard: optuna-dashboard {dashboard_argument(args.storage)}")
     return 130 if interrupted else 0
