@@ -31,6 +31,15 @@ if TYPE_CHECKING:
     import optuna
 
 
+__all__ = [
+    "MissingDriverError",
+    "StorageURLError",
+    "dashboard_argument",
+    "hide_password",
+    "open_storage",
+    "rdb_url",
+]
+
 #: File suffixes read as journal files when a bare path is given.
 JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
 

@@ -201,3 +201,19 @@ def test_full_model_selector_takes_every_url(kind: str, tmp_path: Any) -> None:
         assert len(stored.trials) == 2
     finally:
         optuna.delete_study(study_name=name, storage=open_storage(url))
+
+
+def test_open_storage_docstring_example() -> None:
+    import inspect
+    import textwrap
+
+    doc = inspect.getdoc(open_storage) or ""
+    code = doc.split(".. testcode::", 1)[1]
+    exec(textwrap.dedent(code), {})
+
+
+def test_dashboard_argument() -> None:
+    assert storages.dashboard_argument("journal:///tmp/a.log") == "/tmp/a.log"
+    assert storages.dashboard_argument("redis://h:1/0") == "redis://h:1/0"
+    assert storages.dashboard_argument("mysql://u:pw@h/d").startswith("mysql+")
+    assert "pw" not in storages.dashboard_argument("mysql://u:pw@h/d")
