@@ -350,3 +350,17 @@ def test_missing_storage_driver_is_one_line(tmp_path: Any, capsys: Any, monkeypa
     code, _, err = _run(argv, capsys)
     assert code == 2 and err.count("\n") == 1
     assert "pip install 'optuna-psms[postgresql]'" in err
+
+
+def test_no_holdout_and_default_seed_from_the_study_name(tmp_path: Any, capsys: Any) -> None:
+    from optuna_psms.cli.select import name_seed
+
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/n.db"
+    argv = [a for a in _select_argv(tmp_path) if a not in ("--seed", "3")]
+    out_file = str(tmp_path / "m.joblib")
+    common = ["--storage", db, "--study-name", "noseed", "--output", out_file]
+    code, out, err = _run([*argv, "--n-trials", "1", "--test-size", "0", *common], capsys)
+    assert code == 0, err
+    assert "80 search rows, no hold-out" in out and f"seed {name_seed('noseed')};" in out
+    assert "held-out: none (--test-size 0)" in out and "refitted on all 80 rows" in out

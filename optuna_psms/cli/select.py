@@ -121,7 +121,8 @@ def register(sub: Any) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="seed of the split, folds and sampler (default: random, stored in the study)",
+        help="seed of the split, folds and sampler (default: derived from the study name, "
+        "stored in the study)",
     )
     sel.add_argument("--n-jobs", type=int, default=1, metavar="N", help="parallel trials")
     sel.add_argument(
@@ -246,42 +247,44 @@ _EXPLAIN = {
 }
 
 
-def _join(storage: Any, name: str, settings: dict[str, Any], sampler: str | None) -> Any:
+def name_seed(name: str) -> int:
+    """The default seed of a study: a digest of its name, the same in every worker."""
+    import hashlib
+
+    return int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % 2**31
+
+
+def _join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
     """Create the study or join it; return the settings every worker uses.
 
     ``settings`` holds ``None`` for the sampler and seed when the command line did not set
-    them: a joining worker takes the study's.
+    them: a new study gets ``pso`` and :func:`name_seed`, a joining worker takes the study's.
+    Every default is a function of the command line, so workers starting at once write the
+    same settings.
     """
-    import random
-
     import optuna
 
-    existing = name in optuna.study.get_all_study_names(storage)
-    if not existing:
-        settings = dict(settings)
-        settings["sampler"] = sampler or "pso"
-        if settings["seed"] is None:
-            settings["seed"] = random.SystemRandom().randrange(2**31)
+    proposed = dict(settings)
+    proposed["sampler"] = settings["sampler"] or "pso"
+    proposed["seed"] = name_seed(name) if settings["seed"] is None else settings["seed"]
     study = optuna.create_study(
         storage=storage, study_name=name, direction="minimize", load_if_exists=True
     )
     stored = study.user_attrs.get(SETTINGS_KEY)
     if stored is None:
-        if existing or study.trials:
+        if study.get_trials(deepcopy=False):
             raise UserError(
                 f"study {name!r} exists but was not created by 'optuna-psms select'; "
                 f"choose another --study-name"
             )
-        study.set_user_attr(SETTINGS_KEY, settings)
-        # Two workers creating the study at once: the first settings written win.
+        study.set_user_attr(SETTINGS_KEY, proposed)
         stored = optuna.load_study(study_name=name, storage=storage).user_attrs[SETTINGS_KEY]
     if not isinstance(stored, dict):
         raise UserError(f"study {name!r} has unreadable settings; choose another --study-name")
     wanted = dict(settings)
-    if wanted.get("sampler") is None:
-        wanted["sampler"] = sampler or stored.get("sampler")
-    if wanted.get("seed") is None:
-        wanted["seed"] = stored.get("seed")
+    for key in ("sampler", "seed"):
+        if wanted[key] is None:
+            wanted[key] = stored.get(key)
     for key, why in _EXPLAIN.items():
         if stored.get(key) != wanted.get(key):
             old = stored.get(key)
@@ -406,7 +409,7 @@ def run(args: argparse.Namespace) -> int:
     storage = _open_storage(args.storage)
     study_name = args.study_name or _study_name(label)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    settings = _join(storage, study_name, settings, settings["sampler"])
+    settings = _join(storage, study_name, settings)
     seed = int(settings["seed"])
     if settings["test_size"] > 0:
         X_search, y_search, X_held, y_held = _split(X, y, settings["test_size"], seed)
@@ -486,6 +489,8 @@ def run(args: argparse.Namespace) -> int:
             model = _refit(settings, best.params, X_search, y_search)
         name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
         print(f"held-out {name} ({len(y_held)} rows the search never saw): {loss:.4f}")
+    else:
+        print("held-out: none (--test-size 0), so no estimate free of the selection")
     final = _refit(settings, best.params, X, y)
     save_to = save_to or DEFAULT_OUTPUT
     save_model(final, save_to)
