@@ -1,26 +1,27 @@
 """optuna-psms: population-based samplers and full model selection for Optuna.
 
-The samplers import only Optuna and numpy. The full-model-selection names
-(:class:`FullModelSelector`, :class:`FullModelSpace`, :class:`Component`,
-:func:`make_objective`, from :mod:`optuna_psms.fms`) are loaded on first use, so that
-importing a sampler does not import scikit-learn and XGBoost.
+The samplers import only Optuna and numpy (``pip install optuna-psms``). The
+full-model-selection names (:class:`FullModelSelector`, :class:`FullModelSpace`,
+:class:`Component`, :func:`make_objective`, from :mod:`optuna_psms.fms`) need the ``fms``
+extra (``pip install 'optuna-psms[fms]'``). Every name is loaded on first use, so that
+importing a sampler does not import scikit-learn.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 from typing import TYPE_CHECKING
 
-from optuna_psms._adapter import PopulationSampler
-from optuna_psms._dynamic_random import DynamicRandomSampler
-from optuna_psms._eda import BUMDASampler
-from optuna_psms._eda import UMDASampler
-from optuna_psms._grid import FocusedGridSampler
-from optuna_psms._pattern import PatternSearchSampler
-from optuna_psms._pso import PSOSampler
-
 
 if TYPE_CHECKING:
+    from optuna_psms._adapter import PopulationSampler
+    from optuna_psms._dynamic_random import DynamicRandomSampler
+    from optuna_psms._eda import BUMDASampler
+    from optuna_psms._eda import UMDASampler
+    from optuna_psms._grid import FocusedGridSampler
+    from optuna_psms._pattern import PatternSearchSampler
+    from optuna_psms._pso import PSOSampler
     from optuna_psms.fms import Component
     from optuna_psms.fms import FullModelSelector
     from optuna_psms.fms import FullModelSpace
@@ -28,7 +29,21 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-_FMS_NAMES = ("Component", "FullModelSelector", "FullModelSpace", "make_objective")
+# Every public name is imported on first use: ``import optuna_psms`` (and the CLI's
+# ``--help``) stays fast, and the sampler names never import scikit-learn.
+_LAZY = {
+    "PopulationSampler": "optuna_psms._adapter",
+    "DynamicRandomSampler": "optuna_psms._dynamic_random",
+    "BUMDASampler": "optuna_psms._eda",
+    "UMDASampler": "optuna_psms._eda",
+    "FocusedGridSampler": "optuna_psms._grid",
+    "PatternSearchSampler": "optuna_psms._pattern",
+    "PSOSampler": "optuna_psms._pso",
+    "Component": "optuna_psms.fms",
+    "FullModelSelector": "optuna_psms.fms",
+    "FullModelSpace": "optuna_psms.fms",
+    "make_objective": "optuna_psms.fms",
+}
 
 __all__ = [
     "BUMDASampler",
@@ -46,9 +61,14 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _FMS_NAMES:
-        from optuna_psms import fms
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
-        return getattr(fms, name)
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'optuna_psms' has no attribute {name!r}")

@@ -49,8 +49,9 @@ def test_select_bundled_dataset(tmp_path: Any, capsys: Any) -> None:
         capsys,
     )
     assert code == 0, err
-    assert "Best pipeline: " in out and "CV ber (2-fold): " in out
-    assert "Model saved to" in out and model_path.exists()
+    assert "Best pipeline (trial " in out and "CV ber on search data (2-fold): " in out
+    assert "held-out ber (" in out
+    assert "saved to" in out and model_path.exists()
     study = optuna.load_study(study_name="iris-run", storage=f"sqlite:///{db}")
     assert len(study.trials) == 4
     model = joblib.load(model_path)
@@ -150,3 +151,216 @@ def test_console_script_entry_point(tmp_path: Any) -> None:
     assert result.stderr.strip() == (
         "optuna-psms: error: unknown KEEL dataset 'nope'; run 'optuna-psms datasets' to list them"
     )
+
+
+# ------------------------------------------------------------------ names, help, version
+def test_help_lists_the_names_of_the_registries() -> None:
+    from optuna_psms._registry import SAMPLERS
+    from optuna_psms.cli import _common
+    from optuna_psms.fms.metrics import BUILTIN_METRICS
+    from optuna_psms.fms.space import CLASSIFIERS
+    from optuna_psms.fms.space import SELECTORS
+
+    assert _common.SAMPLER_NAMES == tuple(SAMPLERS)
+    assert _common.CLASSIFIER_NAMES == tuple(CLASSIFIERS)
+    assert _common.SELECTOR_NAMES == ("none", *SELECTORS)
+    assert _common.METRIC_NAMES == tuple(BUILTIN_METRICS)
+
+
+def test_help_and_version_import_nothing_heavy(tmp_path: Any) -> None:
+    script = (
+        "import sys, contextlib, io\n"
+        "from optuna_psms.cli import main\n"
+        "for argv in (['--help'], ['select', '--help'], ['--version']):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "        try:\n"
+        "            main(argv)\n"
+        "        except SystemExit:\n"
+        "            pass\n"
+        "    print(repr(out.getvalue()))\n"
+        "heavy = sorted({'optuna', 'sklearn', 'pandas', 'numpy', 'xgboost'} & set(sys.modules))\n"
+        "print('heavy', heavy)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "heavy []" in out
+    assert "optuna-psms 0.1.0" in out
+    for name in ("pso_ring", "random_forest", "mutual_info", "pi_svm", "redis://"):
+        assert name in out
+
+
+def test_datasets_table_with_filter(capsys: Any) -> None:
+    code, out, _ = _run(["datasets", "HEART"], capsys)
+    assert code == 0
+    rows = [line.split() for line in out.strip().splitlines()]
+    assert rows[0] == ["name", "samples", "features", "classes"]
+    assert ["keel:heart", "270", "13", "2"] in rows
+    assert all("heart" in r[0] for r in rows[1:-1])
+    code, out, _ = _run(["datasets", "no-such-set"], capsys)
+    assert code == 1 and "no dataset name contains" in out
+
+
+# ------------------------------------------------------------------ select + predict on a CSV
+def _write_csv(path: Any, n: int = 80, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    label = rng.choice(["yes", "no"], n)
+    pd.DataFrame(
+        {
+            "size": rng.normal(size=n) + 2.0 * (label == "yes"),
+            "colour": rng.choice(["red", "blue"], n),
+            "label": label,
+        }
+    ).to_csv(path, index=False)
+
+
+def _select_argv(tmp_path: Any, *extra: str) -> list[str]:
+    return [
+        "select",
+        "--csv",
+        str(tmp_path / "data.csv"),
+        "--target",
+        "label",
+        "--sampler",
+        "random",
+        "--classifiers",
+        "naive_bayes,logistic",
+        "--selectors",
+        "none",
+        "--seed",
+        "3",
+        "--no-progress-bar",
+        *extra,
+    ]
+
+
+def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    model_path = tmp_path / "m.joblib"
+    argv = _select_argv(tmp_path, "--n-trials", "3", "--storage", db, "--study-name", "hp")
+    code, out, err = _run([*argv, "--output", str(model_path)], capsys)
+    assert code == 0, err
+    assert "60 search rows, 20 held out" in out
+    study = optuna.load_study(study_name="hp", storage=db)
+    assert f"CV ber on search data (2-fold): {study.best_value:.4f}" in out
+    # The held-out number is the saved pipeline refitted on the search rows, scored on the
+    # 20 others: recompute it from the same split.
+    from optuna_psms.cli.select import _split
+    from optuna_psms.fms.metrics import balanced_error_rate
+
+    X, y = load_csv_frame(tmp_path / "data.csv")
+    X_s, y_s, X_h, y_h = _split(X, y, 0.25, 3)
+    assert len(y_h) == 20 and sorted(set(y_h)) == ["no", "yes"]
+    line = next(s for s in out.splitlines() if s.startswith("held-out ber (20 rows"))
+    held = float(line.rsplit(" ", 1)[1])
+    assert 0.0 <= held <= 1.0
+    model = joblib.load(model_path)
+    assert "refitted on all 80 rows" in out
+    # predict: one row per input row, the original labels, a probability column per class.
+    pd.DataFrame(X).to_csv(tmp_path / "new.csv", index=False)
+    code, out, err = _run(
+        [
+            "predict",
+            "--model",
+            str(model_path),
+            "--csv",
+            str(tmp_path / "new.csv"),
+            "--proba",
+            "--output",
+            str(tmp_path / "pred.csv"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    pred = pd.read_csv(tmp_path / "pred.csv")
+    assert list(pred.columns) == ["prediction", "proba_no", "proba_yes"]
+    assert len(pred) == 80 and set(pred["prediction"]) <= {"yes", "no"}
+    assert list(pred["prediction"]) == list(model.predict(X))
+    np.testing.assert_allclose(pred[["proba_no", "proba_yes"]].sum(axis=1), 1.0)
+    recomputed = balanced_error_rate(y_h, _refit_on(model, X_s, y_s).predict(X_h))
+    assert abs(recomputed - held) <= 5e-5  # printed with 4 decimals
+
+
+def load_csv_frame(path: Any) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
+    from optuna_psms.cli import load_csv
+
+    return load_csv(str(path), "label")
+
+
+def _refit_on(model: Any, X: Any, y: Any) -> Any:
+    from optuna_psms.cli.select import _refit
+
+    settings = {
+        "classifiers": ["naive_bayes", "logistic"],
+        "selectors": ["none"],
+        "cv": 2,
+        "metric": "ber",
+        "subsample": 1.0,
+        "seed": 3,
+    }
+    return _refit(settings, model.best_params_, X, y)
+
+
+def test_predict_mistakes_are_one_line(tmp_path: Any, capsys: Any) -> None:
+    (tmp_path / "junk.joblib").write_text("not a model")
+    for argv, message in [
+        (["--model", "nope.joblib", "--dataset", "sklearn:iris"], "model file not found"),
+        (["--model", str(tmp_path / "junk.joblib"), "--dataset", "sklearn:iris"], "cannot load"),
+    ]:
+        code, _, err = _run(["predict", *argv], capsys)
+        assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+        assert message in err
+
+
+def test_join_continues_the_study_and_refuses_other_settings(tmp_path: Any, capsys: Any) -> None:
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/j.db"
+    base = _select_argv(tmp_path, "--storage", db, "--study-name", "shared")
+    out_file = str(tmp_path / "m.joblib")
+    assert _run([*base, "--n-trials", "2", "--output", out_file], capsys)[0] == 0
+    # Without --seed and --sampler, a joining worker takes the study's.
+    argv = [a for a in base if a not in ("--seed", "3", "--sampler", "random")]
+    code, out, err = _run([*argv, "--n-trials", "2", "--output", out_file], capsys)
+    assert code == 0, err
+    assert "sampler random" in out and "seed 3" in out
+    assert len(optuna.load_study(study_name="shared", storage=db).trials) == 4
+    for extra, why in [
+        (["--cv", "3"], "it uses --cv 2"),
+        (["--metric", "error"], "it minimises --metric ber"),
+        (["--test-size", "0.5"], "it holds out another fraction (--test-size 0.25)"),
+        (["--sampler", "tpe"], "it runs --sampler random"),
+    ]:
+        code, _, err = _run([*base, "--n-trials", "1", *extra], capsys)
+        assert code == 2 and "cannot join study 'shared': " + why in err, err
+    _write_csv(tmp_path / "data.csv", seed=1)  # other rows under the same file name
+    code, _, err = _run([*base, "--n-trials", "1"], capsys)
+    assert code == 2 and "its data differ" in err
+    assert len(optuna.load_study(study_name="shared", storage=db).trials) == 4
+
+
+def test_missing_storage_driver_is_one_line(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
+    from optuna_psms import storages
+
+    monkeypatch.setattr(storages, "_has", lambda name: False)
+    _write_csv(tmp_path / "data.csv")
+    argv = _select_argv(tmp_path, "--n-trials", "1", "--storage", "postgresql://u@h/d")
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "pip install 'optuna-psms[postgresql]'" in err
+
+
+def test_no_holdout_and_default_seed_from_the_study_name(tmp_path: Any, capsys: Any) -> None:
+    from optuna_psms.cli.select import name_seed
+
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/n.db"
+    argv = [a for a in _select_argv(tmp_path) if a not in ("--seed", "3")]
+    out_file = str(tmp_path / "m.joblib")
+    common = ["--storage", db, "--study-name", "noseed", "--output", out_file]
+    code, out, err = _run([*argv, "--n-trials", "1", "--test-size", "0", *common], capsys)
+    assert code == 0, err
+    assert "80 search rows, no hold-out" in out and f"seed {name_seed('noseed')};" in out
+    assert "held-out: none (--test-size 0)" in out and "refitted on all 80 rows" in out

@@ -9,27 +9,32 @@
   best pipeline.
 """
 
-from optuna_psms.fms.data import TabularEncoder
-from optuna_psms.fms.estimators import BiasClassifier
-from optuna_psms.fms.estimators import FeatureMask
-from optuna_psms.fms.estimators import KernelRidgeClassifier
-from optuna_psms.fms.estimators import MeanVarianceClassifier
-from optuna_psms.fms.estimators import Normalize
-from optuna_psms.fms.estimators import PCAExtractor
-from optuna_psms.fms.estimators import RankSelector
-from optuna_psms.fms.estimators import ShiftScale
-from optuna_psms.fms.metrics import balanced_error_rate
-from optuna_psms.fms.metrics import pi_svm
-from optuna_psms.fms.objective import FullModelObjective
-from optuna_psms.fms.objective import make_objective
-from optuna_psms.fms.selector import FullModelSelector
-from optuna_psms.fms.selector import make_sampler
-from optuna_psms.fms.selector import SAMPLER_NAMES
-from optuna_psms.fms.space import Component
-from optuna_psms.fms.space import ComponentTrial
-from optuna_psms.fms.space import FullModelSpace
-from optuna_psms.fms.space import PipelineSpec
-from optuna_psms.fms.space import SpaceContext
+from optuna_psms._extras import require
+
+
+require("fms", "optuna_psms.fms (full model selection)")
+
+from optuna_psms.fms.data import TabularEncoder  # noqa: E402
+from optuna_psms.fms.estimators import BiasClassifier  # noqa: E402
+from optuna_psms.fms.estimators import FeatureMask  # noqa: E402
+from optuna_psms.fms.estimators import KernelRidgeClassifier  # noqa: E402
+from optuna_psms.fms.estimators import MeanVarianceClassifier  # noqa: E402
+from optuna_psms.fms.estimators import Normalize  # noqa: E402
+from optuna_psms.fms.estimators import PCAExtractor  # noqa: E402
+from optuna_psms.fms.estimators import RankSelector  # noqa: E402
+from optuna_psms.fms.estimators import ShiftScale  # noqa: E402
+from optuna_psms.fms.metrics import balanced_error_rate  # noqa: E402
+from optuna_psms.fms.metrics import pi_svm  # noqa: E402
+from optuna_psms.fms.objective import FullModelObjective  # noqa: E402
+from optuna_psms.fms.objective import make_objective  # noqa: E402
+from optuna_psms.fms.selector import FullModelSelector  # noqa: E402
+from optuna_psms.fms.selector import make_sampler  # noqa: E402
+from optuna_psms.fms.selector import SAMPLER_NAMES  # noqa: E402
+from optuna_psms.fms.space import Component  # noqa: E402
+from optuna_psms.fms.space import ComponentTrial  # noqa: E402
+from optuna_psms.fms.space import FullModelSpace  # noqa: E402
+from optuna_psms.fms.space import PipelineSpec  # noqa: E402
+from optuna_psms.fms.space import SpaceContext  # noqa: E402
 
 
 __all__ = [

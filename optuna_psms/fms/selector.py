@@ -24,6 +24,7 @@ from optuna_psms.fms._validation import labels_to_codes
 from optuna_psms.fms._validation import record_features
 from optuna_psms.fms.objective import make_objective
 from optuna_psms.fms.space import FullModelSpace
+from optuna_psms.storages import open_storage
 
 
 #: Sampler names understood by :func:`make_sampler` and ``optuna-psms select --sampler``.
@@ -198,7 +199,7 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             random_state=self.random_state,
         )
         study = optuna.create_study(
-            storage=self.storage,
+            storage=open_storage(self.storage),
             sampler=self._make_sampler(),
             study_name=self.study_name,
             direction="minimize",

@@ -1,0 +1,96 @@
+"""Pieces shared by the subcommands: the error type, the name lists shown in ``--help``,
+atomic saving."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any
+
+
+class UserError(Exception):
+    """A mistake in the command line or its inputs: reported in one line, exit code 2."""
+
+
+# The names ``select --help`` lists, written out so that ``--help`` imports nothing heavy;
+# tests/test_cli.py checks them against the registries they mirror.
+SAMPLER_NAMES = (
+    "pso",
+    "pso_ring",
+    "pattern",
+    "dfgs",
+    "afgs",
+    "umda",
+    "bumda",
+    "drs",
+    "drs_nobatch",
+    "random",
+    "tpe",
+    "cmaes",
+)
+CLASSIFIER_NAMES = (
+    "mean_variance",
+    "naive_bayes",
+    "logistic",
+    "kridge",
+    "gradient_boosting",
+    "mlp",
+    "svc",
+    "random_forest",
+    "xgboost",
+)
+SELECTOR_NAMES = (
+    "none",
+    "ftest",
+    "mutual_info",
+    "auc",
+    "s2n",
+    "pearson",
+    "rf",
+    "svcrfe",
+    "pca",
+    "mask",
+)
+METRIC_NAMES = ("ber", "error", "auc", "pi_svm")
+
+
+def require_fms() -> None:
+    """Raise the one-line missing-extra error when the ``fms`` extra is not installed."""
+    from optuna_psms._extras import require
+
+    require("fms", "this command (full model selection)")
+
+
+def comma_list(text: str | None) -> list[str] | None:
+    """``"a, b"`` -> ``["a", "b"]``; ``None`` stays ``None``."""
+    if text is None:
+        return None
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def save_model(model: Any, path: str) -> None:
+    """joblib-dump ``model`` to ``path`` atomically (a temporary file, then a rename), so
+    that two workers saving at once never leave a torn file.
+
+    Raises:
+        UserError: The file cannot be written.
+    """
+    import joblib
+
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".psms-", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            joblib.dump(model, handle)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it 0600; a saved model is a normal file
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)

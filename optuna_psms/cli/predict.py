@@ -1,0 +1,99 @@
+"""``optuna-psms predict``: apply a model saved by ``select`` to new rows."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from optuna_psms.cli._common import require_fms
+from optuna_psms.cli._common import UserError
+
+
+def register(sub: Any) -> None:
+    """Add the ``predict`` subcommand to the subparsers ``sub``."""
+    parser = sub.add_parser(
+        "predict",
+        help="apply a saved model to a CSV file or dataset, write predictions as CSV",
+        description=(
+            "Apply a model saved by 'optuna-psms select' and write one CSV row per input "
+            "row: the predicted label (as in the training data) and, with --proba, one "
+            "probability column per class. The model file is loaded with joblib (pickle): "
+            "only load files you trust."
+        ),
+    )
+    parser.add_argument("--model", required=True, metavar="FILE", help="saved model (joblib)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--csv", metavar="PATH", help="CSV file with a header row")
+    source.add_argument("--dataset", metavar="NAME", help="bundled dataset (its features)")
+    parser.add_argument(
+        "--drop",
+        metavar="A,B",
+        default=None,
+        help="columns of the CSV file to ignore (e.g. the label column)",
+    )
+    parser.add_argument(
+        "--output", metavar="FILE", default=None, help="CSV file to write (default: stdout)"
+    )
+    parser.add_argument(
+        "--proba", action="store_true", help="add a column proba_<class> per class"
+    )
+    parser.set_defaults(run=run)
+
+
+def _load_model(path: str) -> Any:
+    import joblib
+
+    if not os.path.isfile(path):
+        raise UserError(f"model file not found: {path}")
+    try:
+        model = joblib.load(path)
+    except Exception as exc:  # not a joblib file, truncated, incompatible versions
+        raise UserError(f"cannot load model {path}: {type(exc).__name__}: {exc}") from None
+    if not hasattr(model, "predict"):
+        raise UserError(f"{path} does not hold a model (no predict method)")
+    return model
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the predictions."""
+    require_fms()
+    import pandas as pd
+
+    from optuna_psms.cli._common import comma_list
+    from optuna_psms.cli._data import load_dataset
+    from optuna_psms.cli._data import read_csv
+
+    model = _load_model(args.model)
+    X: Any
+    if args.csv is not None:
+        X = read_csv(args.csv)
+        drop = comma_list(args.drop) or []
+        unknown = [c for c in drop if c not in X.columns]
+        if unknown:
+            raise UserError(f"--drop: column {unknown[0]!r} not found in {args.csv}")
+        X = X.drop(columns=drop)
+    else:
+        if args.drop is not None:
+            raise UserError("--drop is only used with --csv")
+        X, _ = load_dataset(args.dataset)
+    try:
+        labels = model.predict(X)
+        proba = model.predict_proba(X) if args.proba else None
+    except ValueError as exc:  # wrong columns, wrong width
+        hint = "" if args.drop else " (a label column? leave it out with --drop COLUMN)"
+        raise UserError(f"cannot apply the model to this data: {exc}{hint}") from None
+    out = pd.DataFrame({"prediction": labels})
+    if proba is not None:
+        for j, label in enumerate(model.classes_):
+            out[f"proba_{label}"] = proba[:, j]
+    if args.output is None:
+        out.to_csv(sys.stdout, index=False)
+        return 0
+    try:
+        out.to_csv(args.output, index=False)
+    except OSError as exc:
+        raise UserError(f"cannot write {args.output}: {exc}") from None
+    print(f"{len(out)} predictions written to {args.output}", file=sys.stderr)
+    return 0

@@ -1,0 +1,502 @@
+"""``optuna-psms select``: search a full model, report honest scores, save it.
+
+The rows are split once into search rows and held-out rows (stratified, ``--test-size``);
+the study sees only the search rows. The chosen pipeline's CV loss (on the search rows) and
+its loss on the held-out rows are printed, then it is refitted on all rows and saved.
+
+A ``--study-name`` that exists in ``--storage`` is joined: N processes started with the same
+storage and study name are N workers of one study (one population for the population
+samplers). Each runs its ``--n-trials``; the one that finishes while no other trial is
+running (the last one) saves the model, and so does any worker given ``--output``. The
+settings that define the search (data, split, space, CV, metric, sampler, seed) are stored
+in the study, and a worker whose settings differ is refused with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import re
+import signal
+import sys
+from typing import Any
+
+from optuna_psms.cli._common import CLASSIFIER_NAMES
+from optuna_psms.cli._common import comma_list
+from optuna_psms.cli._common import METRIC_NAMES
+from optuna_psms.cli._common import require_fms
+from optuna_psms.cli._common import SAMPLER_NAMES
+from optuna_psms.cli._common import save_model
+from optuna_psms.cli._common import SELECTOR_NAMES
+from optuna_psms.cli._common import UserError
+
+
+DEFAULT_STORAGE = "sqlite:///psms.db"
+DEFAULT_OUTPUT = "psms_model.joblib"
+#: Study user attribute holding the settings every worker of the study must share.
+SETTINGS_KEY = "psms:cli"
+
+_EPILOG = f"""\
+names:
+  samplers:    {", ".join(SAMPLER_NAMES)}
+  classifiers: {", ".join(CLASSIFIER_NAMES)}
+  selectors:   {", ".join(SELECTOR_NAMES)}
+  metrics:     {", ".join(METRIC_NAMES)}, or a scikit-learn scorer name
+               (higher-is-better scorers are negated)
+
+storages (--storage URL):
+  sqlite:///FILE.db                 SQLite file (default: {DEFAULT_STORAGE})
+  postgresql://USER:PW@HOST/DB      PostgreSQL   (extra: postgresql)
+  mysql://USER:PW@HOST/DB           MySQL/MariaDB (extra: mysql)
+  journal:///ABS/PATH.log, X.log    Optuna journal file
+  redis://HOST:PORT/DB              Optuna journal in Redis (extra: redis)
+  grpc://HOST:PORT                  Optuna gRPC storage proxy (extra: grpc)
+
+workers: start the same command (same --storage and --study-name) in several terminals or
+machines; they share one study. The last to finish saves the model.
+"""
+
+
+def register(sub: Any) -> None:
+    """Add the ``select`` subcommand to the subparsers ``sub``."""
+    sel = sub.add_parser(
+        "select",
+        help="search preprocessing + feature selection + classifier for a dataset",
+        description=(
+            "Search a full model (preprocessing, feature selection, classifier and their "
+            "hyperparameters) by cross-validation on the search rows, print the chosen "
+            "pipeline's CV loss and its loss on held-out rows the search never saw, and "
+            "save it refitted on all rows."
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    source = sel.add_mutually_exclusive_group(required=True)
+    source.add_argument("--csv", metavar="PATH", help="CSV file with a header row")
+    source.add_argument(
+        "--dataset", metavar="NAME", help="bundled dataset: sklearn:breast_cancer, keel:heart, ..."
+    )
+    sel.add_argument("--target", metavar="COLUMN", help="label column of the CSV file")
+    sel.add_argument("--sampler", default=None, help="sampler name (default: pso)")
+    sel.add_argument(
+        "--n-trials", type=int, default=50, metavar="N", help="trials of this worker (default: 50)"
+    )
+    sel.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds")
+    sel.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
+    sel.add_argument(
+        "--test-size",
+        type=float,
+        default=0.25,
+        metavar="F",
+        help="fraction of rows held out from the search to score the chosen model "
+        "(stratified; default: 0.25; 0: no hold-out)",
+    )
+    sel.add_argument("--metric", default="ber", help="loss to minimise (default: ber)")
+    sel.add_argument(
+        "--subsample",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="fraction of the search rows per trial (default: 1)",
+    )
+    sel.add_argument("--classifiers", default=None, metavar="A,B", help="restrict the classifiers")
+    sel.add_argument(
+        "--selectors", default=None, metavar="A,B", help="restrict the feature selectors"
+    )
+    sel.add_argument(
+        "--storage",
+        default=DEFAULT_STORAGE,
+        metavar="URL",
+        help=f"Optuna storage URL (default: {DEFAULT_STORAGE})",
+    )
+    sel.add_argument(
+        "--study-name",
+        default=None,
+        metavar="NAME",
+        help="study to create, or to join if it exists (default: a new timestamped name)",
+    )
+    sel.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed of the split, folds and sampler (default: derived from the study name, "
+        "stored in the study)",
+    )
+    sel.add_argument("--n-jobs", type=int, default=1, metavar="N", help="parallel trials")
+    sel.add_argument(
+        "--output",
+        default=None,
+        metavar="FILE",
+        help=f"save the refitted model here, even if other workers are still running "
+        f"(default: {DEFAULT_OUTPUT}, written by the last worker)",
+    )
+    sel.add_argument("--no-progress-bar", action="store_true")
+    sel.set_defaults(run=run)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _study_name(label: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip("_") or "data"
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"fms-{slug}-{stamp}"
+
+
+def _fingerprint(X: Any, y: Any) -> str:
+    """A digest of the rows, columns and labels: workers of one study must share the data."""
+    import hashlib
+
+    import numpy as np
+    import pandas as pd
+
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+    digest = hashlib.sha256()
+    digest.update(repr([str(c) for c in frame.columns]).encode())
+    digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    labels = pd.Series(np.asarray(y, dtype=object)).astype(str)
+    digest.update(pd.util.hash_pandas_object(labels, index=False).to_numpy().tobytes())
+    return digest.hexdigest()[:16]
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, Any, str]:
+    from optuna_psms.cli._data import load_csv
+    from optuna_psms.cli._data import load_dataset
+
+    if args.csv is not None:
+        if args.target is None:
+            raise UserError("--csv needs --target COLUMN (the label column)")
+        frame, labels = load_csv(args.csv, args.target)
+        return frame, labels, os.path.splitext(os.path.basename(args.csv))[0]
+    if args.target is not None:
+        raise UserError("--target is only used with --csv")
+    X, y = load_dataset(args.dataset)
+    return X, y, args.dataset
+
+
+def _classifiers(args: argparse.Namespace) -> list[str]:
+    from optuna_psms._extras import missing
+
+    names = comma_list(args.classifiers)
+    no_xgboost = bool(missing("xgboost"))
+    if names is None:
+        names = [c for c in CLASSIFIER_NAMES if not (no_xgboost and c == "xgboost")]
+        if no_xgboost:
+            print(
+                "note: xgboost is not installed, the search leaves it out "
+                "(pip install 'optuna-psms[xgboost]')",
+                file=sys.stderr,
+            )
+    elif "xgboost" in names and no_xgboost:
+        raise UserError(
+            "classifier 'xgboost' needs the 'xgboost' extra: pip install 'optuna-psms[xgboost]'"
+        )
+    return names
+
+
+def _split(X: Any, y: Any, test_size: float, seed: int) -> tuple[Any, Any, Any, Any]:
+    """Stratified split into (search X, search y, held-out X, held-out y)."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+
+    # Stratify on codes: labels of mixed types cannot be sorted by numpy.
+    codes = pd.factorize(pd.Series(np.asarray(y, dtype=object)))[0]
+    rows = np.arange(len(codes))
+    try:
+        search, held = train_test_split(
+            rows, test_size=test_size, stratify=codes, random_state=seed
+        )
+    except ValueError as exc:
+        raise UserError(f"--test-size {test_size}: cannot split the rows ({exc})") from None
+
+    def take(data: Any, idx: Any) -> Any:
+        return data.iloc[idx] if isinstance(data, pd.DataFrame) else np.asarray(data)[idx]
+
+    search, held = np.sort(search), np.sort(held)
+    return take(X, search), np.asarray(y)[search], take(X, held), np.asarray(y)[held]
+
+
+def _open_storage(url: str) -> Any:
+    from optuna_psms.storages import hide_password
+    from optuna_psms.storages import MissingDriverError
+    from optuna_psms.storages import open_storage
+    from optuna_psms.storages import StorageURLError
+
+    try:
+        return open_storage(url)
+    except (StorageURLError, MissingDriverError) as exc:
+        raise UserError(str(exc)) from None
+    except Exception as exc:  # connection refused, bad credentials, unreadable file
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UserError(
+            f"cannot open storage {hide_password(url)}: {type(exc).__name__}: {first}"
+        ) from None
+
+
+_EXPLAIN = {
+    "data": "its data differ (another file, rows, columns or labels)",
+    "test_size": "it holds out another fraction (--test-size {old})",
+    "cv": "it uses --cv {old}",
+    "metric": "it minimises --metric {old}",
+    "subsample": "it uses --subsample {old}",
+    "classifiers": "it searches --classifiers {old}",
+    "selectors": "it searches --selectors {old}",
+    "sampler": "it runs --sampler {old}",
+    "seed": "it runs --seed {old}",
+}
+
+
+def name_seed(name: str) -> int:
+    """The default seed of a study: a digest of its name, the same in every worker."""
+    import hashlib
+
+    return int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % 2**31
+
+
+def _join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """Create the study or join it; return the settings every worker uses.
+
+    ``settings`` holds ``None`` for the sampler and seed when the command line did not set
+    them: a new study gets ``pso`` and :func:`name_seed`, a joining worker takes the study's.
+    Every default is a function of the command line, so workers starting at once write the
+    same settings.
+    """
+    import optuna
+
+    proposed = dict(settings)
+    proposed["sampler"] = settings["sampler"] or "pso"
+    proposed["seed"] = name_seed(name) if settings["seed"] is None else settings["seed"]
+    study = optuna.create_study(
+        storage=storage, study_name=name, direction="minimize", load_if_exists=True
+    )
+    stored = study.user_attrs.get(SETTINGS_KEY)
+    if stored is None:
+        if study.get_trials(deepcopy=False):
+            raise UserError(
+                f"study {name!r} exists but was not created by 'optuna-psms select'; "
+                f"choose another --study-name"
+            )
+        study.set_user_attr(SETTINGS_KEY, proposed)
+        stored = optuna.load_study(study_name=name, storage=storage).user_attrs[SETTINGS_KEY]
+    if not isinstance(stored, dict):
+        raise UserError(f"study {name!r} has unreadable settings; choose another --study-name")
+    wanted = dict(settings)
+    for key in ("sampler", "seed"):
+        if wanted[key] is None:
+            wanted[key] = stored.get(key)
+    for key, why in _EXPLAIN.items():
+        if stored.get(key) != wanted.get(key):
+            old = stored.get(key)
+            shown = ",".join(old) if isinstance(old, list) else old
+            raise UserError(
+                f"cannot join study {name!r}: {why.format(old=shown)}; "
+                f"run the same settings or choose another --study-name"
+            )
+    return stored
+
+
+def _selector(settings: dict[str, Any], seed: int, **kwargs: Any) -> Any:
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    try:
+        space = FullModelSpace(
+            classifiers=settings["classifiers"], selectors=settings["selectors"]
+        )
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    return FullModelSelector(
+        space=space,
+        cv=settings["cv"],
+        metric=settings["metric"],
+        subsample=settings["subsample"],
+        random_state=seed,
+        **kwargs,
+    )
+
+
+def _refit(settings: dict[str, Any], params: dict[str, Any], X: Any, y: Any) -> Any:
+    """A :class:`FullModelSelector` fitted on ``(X, y)`` with the pipeline of ``params``.
+
+    It runs one enqueued trial in memory (the public way to fix every parameter), so the
+    saved model is the package's own estimator, with its column checks and labels.
+    """
+    import optuna
+
+    memory = optuna.storages.InMemoryStorage()
+    study = optuna.create_study(storage=memory, study_name="refit", direction="minimize")
+    study.enqueue_trial(params)
+    model = _selector(
+        settings,
+        settings["seed"],
+        sampler="random",
+        n_trials=1,
+        storage=memory,
+        study_name="refit",
+        load_if_exists=True,
+    )
+    try:
+        model.fit(X, y)
+    except (ValueError, RuntimeError) as exc:
+        raise UserError(f"cannot refit the chosen pipeline: {exc}") from None
+    return model
+
+
+def holdout_loss(metric: str, model: Any, X: Any, y: Any) -> tuple[str, float]:
+    """``(name, loss)`` of a fitted model on held-out rows, with the study's metric.
+
+    ``pi_svm`` needs support-vector counts of a CV fit; on held-out rows its error part,
+    the balanced error rate, is reported instead (and named so).
+    """
+    import numpy as np
+
+    from optuna_psms.fms.metrics import balanced_error_rate
+
+    if metric in ("ber", "pi_svm"):
+        return "ber", balanced_error_rate(y, model.predict(X))
+    if metric == "error":
+        return "error", float(np.mean(np.asarray(model.predict(X)) != np.asarray(y)))
+    if metric == "auc":
+        from sklearn.metrics import roc_auc_score
+
+        proba = np.asarray(model.predict_proba(X))
+        classes = list(model.classes_)
+        codes = np.array([classes.index(v) for v in y])
+        if len(classes) == 2:
+            return "auc", float(1.0 - roc_auc_score(codes, proba[:, 1]))
+        labels = np.arange(len(classes))
+        return "auc", float(1.0 - roc_auc_score(codes, proba, multi_class="ovr", labels=labels))
+    from sklearn.metrics import get_scorer
+
+    return metric, -float(get_scorer(metric)(model, X, y))
+
+
+# ----------------------------------------------------------------------------- the command
+def run(args: argparse.Namespace) -> int:
+    """Run (or join) the search, report, refit and save."""
+    require_fms()
+    # Ctrl-C must reach us even when started in the background by a non-interactive shell.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    import optuna
+
+    if args.n_trials is not None and args.n_trials < 1:
+        raise UserError("--n-trials must be at least 1")
+    if not 0.0 <= args.test_size < 1.0:
+        raise UserError(f"--test-size must be in [0, 1); got {args.test_size}")
+    if args.sampler is not None and args.sampler.lower() not in SAMPLER_NAMES:
+        raise UserError(
+            f"unknown sampler {args.sampler!r}; choose one of {', '.join(SAMPLER_NAMES)}"
+        )
+    X, y, label = _load(args)
+    from optuna_psms.fms.metrics import check_metric
+
+    try:
+        check_metric(args.metric)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    settings: dict[str, Any] = {
+        "data": _fingerprint(X, y),
+        "test_size": float(args.test_size),
+        "cv": int(args.cv),
+        "metric": args.metric,
+        "subsample": float(args.subsample),
+        "classifiers": _classifiers(args),
+        "selectors": comma_list(args.selectors),
+        "sampler": args.sampler.lower() if args.sampler else None,
+        "seed": args.seed,
+    }
+    storage = _open_storage(args.storage)
+    study_name = args.study_name or _study_name(label)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    settings = _join(storage, study_name, settings)
+    seed = int(settings["seed"])
+    if settings["test_size"] > 0:
+        X_search, y_search, X_held, y_held = _split(X, y, settings["test_size"], seed)
+    else:
+        X_search, y_search, X_held, y_held = X, y, None, None
+    from optuna_psms.fms import make_sampler
+
+    model = _selector(
+        settings,
+        seed,
+        sampler=make_sampler(settings["sampler"], seed),
+        n_trials=args.n_trials,
+        timeout=args.timeout,
+        storage=storage,
+        study_name=study_name,
+        load_if_exists=True,
+        n_jobs=args.n_jobs,
+        show_progress_bar=not args.no_progress_bar,
+    )
+    from optuna_psms.storages import hide_password
+
+    shown = hide_password(args.storage)
+    held_note = f", {len(y_held)} held out" if y_held is not None else ", no hold-out"
+    print(
+        f"Full model selection on {label}: {len(y_search)} search rows{held_note}; "
+        f"sampler {settings['sampler']}, {settings['cv']}-fold CV {settings['metric']}, "
+        f"seed {seed}; study '{study_name}' in {shown}"
+    )
+    interrupted = False
+    try:
+        model.fit(X_search, y_search)
+    except KeyboardInterrupt:
+        interrupted = True
+    except (ValueError, RuntimeError) as exc:
+        raise UserError(str(exc)) from None
+    try:
+        study = optuna.load_study(study_name=study_name, storage=storage)
+        trials = study.get_trials(deepcopy=False)
+    except Exception as exc:  # the interrupt cut a storage call short
+        if not interrupted:
+            raise
+        print(
+            f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} (not read "
+            f"back: {type(exc).__name__}): the same command resumes it",
+            file=sys.stderr,
+        )
+        return 130
+    states = [t.state for t in trials]
+    n_done = states.count(optuna.trial.TrialState.COMPLETE)
+    n_fail = states.count(optuna.trial.TrialState.FAIL)
+    n_running = states.count(optuna.trial.TrialState.RUNNING)
+    if interrupted:
+        print(
+            f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} "
+            f"({n_done} complete): the same command resumes it",
+            file=sys.stderr,
+        )
+        if n_done == 0:
+            return 130
+        model = None  # the search's own refit did not happen
+    best = study.best_trial
+    described = best.user_attrs.get("fms:pipeline", best.params)
+    print(f"Best pipeline (trial {best.number}): {described}")
+    print(
+        f"CV {settings['metric']} on search data ({settings['cv']}-fold): "
+        f"{study.best_value:.4f}  [{n_done} complete, {n_fail} failed in the study]"
+    )
+    save_to = args.output
+    if save_to is None and n_running > 0 and not interrupted:
+        print(
+            f"{n_running} trial(s) of other workers still running: the last worker saves "
+            f"the model (or pass --output FILE to save now)"
+        )
+        return 0
+    if y_held is not None:
+        if model is None:
+            model = _refit(settings, best.params, X_search, y_search)
+        name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
+        print(f"held-out {name} ({len(y_held)} rows the search never saw): {loss:.4f}")
+    else:
+        print("held-out: none (--test-size 0), so no estimate free of the selection")
+    final = _refit(settings, best.params, X, y)
+    save_to = save_to or DEFAULT_OUTPUT
+    save_model(final, save_to)
+    print(f"Model refitted on all {len(y)} rows, saved to {save_to}")
+    print(f"  apply it: optuna-psms predict --model {save_to} --csv NEW.csv")
+    from optuna_psms.storages import dashboard_argument
+
+    print(f"  dashboard: optuna-dashboard {dashboard_argument(args.storage)}")
+    return 130 if interrupted else 0

@@ -1,0 +1,225 @@
+"""Every Optuna storage by one URL string: the rule behind ``--storage`` and
+``FullModelSelector(storage=...)``.
+
+=====================================  ==========================================  ==========
+URL                                    storage                                     extra
+=====================================  ==========================================  ==========
+``sqlite:///relative.db``,             :class:`optuna.storages.RDBStorage`         (none)
+``sqlite:////abs/path.db``
+``postgresql://user:pw@host:5432/db``  RDBStorage, driver psycopg 3 (or psycopg2)  postgresql
+``mysql://user:pw@host:3306/db``       RDBStorage, driver PyMySQL (or mysqlclient)  mysql
+``journal:///abs/path.log``,           JournalStorage(JournalFileBackend)          (none)
+``journal:relative.log``, ``x.log``
+``redis://host:6379/0``, ``rediss://``  JournalStorage(JournalRedisBackend)         redis
+``grpc://host:13000``                  :class:`optuna.storages.GrpcStorageProxy`   grpc
+=====================================  ==========================================  ==========
+
+A URL that names its SQLAlchemy driver (``postgresql+psycopg2://``, ``mysql+pymysql://``) is
+used as given. ``postgres://`` and ``mariadb://`` are accepted as aliases. A missing driver
+raises :class:`MissingDriverError` (an :class:`ImportError`) whose one-line message names the
+extra to install; an unknown form raises :class:`StorageURLError` (a :class:`ValueError`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from typing import TYPE_CHECKING
+
+
+if TYPE_CHECKING:
+    import optuna
+
+
+__all__ = [
+    "MissingDriverError",
+    "StorageURLError",
+    "dashboard_argument",
+    "hide_password",
+    "open_storage",
+    "rdb_url",
+]
+
+#: File suffixes read as journal files when a bare path is given.
+JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
+
+#: One line for ``--help``: the accepted URL forms.
+URL_FORMS = (
+    "sqlite:///FILE.db, postgresql://USER:PW@HOST/DB, mysql://USER:PW@HOST/DB, "
+    "journal:///PATH.log (or a PATH.log), redis://HOST:PORT/DB, grpc://HOST:PORT"
+)
+
+
+class StorageURLError(ValueError):
+    """A storage URL of an unknown or malformed form."""
+
+
+class MissingDriverError(ImportError):
+    """The storage needs a database driver that is not installed."""
+
+
+def _has(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def _missing(what: str, extra: str, modules: str) -> MissingDriverError:
+    return MissingDriverError(
+        f"{what} needs {modules}, which is not installed; pip install 'optuna-psms[{extra}]'"
+    )
+
+
+def hide_password(url: str) -> str:
+    """``url`` with its password (``scheme://user:PASSWORD@host``) replaced by ``***``."""
+    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
+
+
+def _postgresql(url: str) -> str:
+    rest = url.split("://", 1)[1]
+    if _has("psycopg"):
+        return f"postgresql+psycopg://{rest}"
+    if _has("psycopg2"):
+        return f"postgresql+psycopg2://{rest}"
+    raise _missing("a PostgreSQL storage", "postgresql", "the driver psycopg (or psycopg2)")
+
+
+def _mysql(url: str) -> str:
+    rest = url.split("://", 1)[1]
+    if _has("pymysql"):
+        return f"mysql+pymysql://{rest}"
+    if _has("MySQLdb"):
+        return f"mysql+mysqldb://{rest}"
+    raise _missing("a MySQL/MariaDB storage", "mysql", "the driver PyMySQL (or mysqlclient)")
+
+
+_DRIVER_MODULES = {
+    "psycopg": ("postgresql", "psycopg"),
+    "psycopg2": ("postgresql", "psycopg2"),
+    "pg8000": ("postgresql", "pg8000"),
+    "asyncpg": ("postgresql", "asyncpg"),
+    "pymysql": ("mysql", "pymysql"),
+    "mysqldb": ("mysql", "MySQLdb"),
+    "mysqlconnector": ("mysql", "mysql.connector"),
+}
+
+
+def rdb_url(url: str) -> str | None:
+    """The SQLAlchemy URL of an RDB storage URL, with an installed driver; ``None`` if ``url``
+    is not an RDB URL.
+
+    Raises:
+        MissingDriverError: The database's driver is not installed.
+    """
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    base, _, driver = scheme.partition("+")
+    if base == "sqlite":
+        return url
+    if base not in ("postgresql", "postgres", "mysql", "mariadb"):
+        return None
+    if driver:
+        extra, module = _DRIVER_MODULES.get(driver, ("", ""))
+        if module and not _has(module):
+            name = "PostgreSQL" if extra == "postgresql" else "MySQL/MariaDB"
+            raise _missing(f"a {name} storage", extra, f"the driver {module}")
+        if base in ("postgres", "mariadb"):
+            return ("postgresql" if base == "postgres" else "mysql") + url[len(base) :]
+        return url
+    return _postgresql(url) if base in ("postgresql", "postgres") else _mysql(url)
+
+
+def _journal_path(url: str) -> str | None:
+    if url.lower().startswith("journal:"):
+        path = url[len("journal:") :]
+        if path.startswith("//"):
+            path = path[2:]  # journal:///abs -> /abs, journal://rel -> rel (as sqlite)
+        if not path:
+            raise StorageURLError("journal storage URL without a path; use journal:///PATH.log")
+        return path
+    if "://" not in url and url.lower().endswith(JOURNAL_SUFFIXES):
+        return url
+    return None
+
+
+def dashboard_argument(url: str) -> str:
+    """What to give ``optuna-dashboard`` for a storage URL: a journal file by its path, a
+    database with the driver this module picks, the password hidden."""
+    path = _journal_path(url)
+    if path is not None:
+        return path
+    try:
+        sql = rdb_url(url)
+    except MissingDriverError:
+        sql = None
+    return hide_password(sql if sql is not None else url)
+
+
+def open_storage(
+    storage: str | optuna.storages.BaseStorage | None,
+) -> optuna.storages.BaseStorage | None:
+    """Open a storage given by URL (see the module docstring); objects and ``None`` pass
+    through.
+
+    Args:
+        storage: A URL, an Optuna storage object, or ``None`` (in memory).
+
+    Returns:
+        The storage object, or ``None``.
+
+    Raises:
+        StorageURLError: Unknown or malformed URL.
+        MissingDriverError: The storage's driver is not installed (the message names the
+            extra).
+
+    Example:
+
+        .. testcode::
+
+            import tempfile
+
+            import optuna
+            from optuna_psms.storages import open_storage
+
+            with tempfile.TemporaryDirectory() as tmp:
+                storage = open_storage(f"journal:///{tmp}/study.log")
+                study = optuna.create_study(storage=storage)
+                study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
+                assert len(study.trials) == 2
+    """
+    import optuna
+
+    if storage is None or isinstance(storage, optuna.storages.BaseStorage):
+        return storage
+    if not isinstance(storage, str):
+        raise StorageURLError(
+            f"storage must be a URL string or an Optuna storage; got {storage!r}"
+        )
+    url = storage.strip()
+    if not url:
+        raise StorageURLError(f"empty storage URL; use one of: {URL_FORMS}")
+    sql = rdb_url(url)
+    if sql is not None:
+        return optuna.storages.RDBStorage(sql)
+    journal = _journal_path(url)
+    if journal is not None:
+        from optuna.storages.journal import JournalFileBackend
+
+        return optuna.storages.JournalStorage(JournalFileBackend(journal))
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme in ("redis", "rediss"):
+        if not _has("redis"):
+            raise _missing("a Redis storage", "redis", "the package redis")
+        from optuna.storages.journal import JournalRedisBackend
+
+        return optuna.storages.JournalStorage(JournalRedisBackend(url))
+    if scheme == "grpc":
+        match = re.fullmatch(r"grpc://([^:/]+):(\d+)/?", url)
+        if match is None:
+            raise StorageURLError(f"malformed gRPC storage URL {url!r}; use grpc://HOST:PORT")
+        if not (_has("grpc") and _has("google.protobuf")):
+            raise _missing("a gRPC storage proxy", "grpc", "grpcio and protobuf")
+        return optuna.storages.GrpcStorageProxy(host=match.group(1), port=int(match.group(2)))
+    shown = hide_password(url)
+    if scheme:
+        raise StorageURLError(
+            f"unknown storage scheme {scheme + '://'!r} in {shown!r}; use {URL_FORMS}"
+        )
+    raise StorageURLError(f"not a storage URL: {shown!r}; use {URL_FORMS}")

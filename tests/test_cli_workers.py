@@ -1,0 +1,178 @@
+"""``optuna-psms select`` as separate processes: workers of one PostgreSQL study, and Ctrl-C.
+
+Both tests check states read from the storage, never timings: the workers' test holds for any
+interleaving of the two processes, and SIGINT is sent only once the storage shows a
+completed trial. Marked slow (about 30 s each): CI runs them with ``-m slow``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+import uuid
+
+import joblib
+import numpy as np
+import optuna
+import pandas as pd
+import pytest
+
+from optuna_psms import _records
+from optuna_psms.storages import open_storage
+from tests.conftest import require_service
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PG = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def _csv(path: Any, n: int = 90) -> None:
+    rng = np.random.default_rng(5)
+    label = rng.choice(["a", "b", "c"], n)
+    pd.DataFrame(
+        {
+            "u": rng.normal(size=n) + (label == "a"),
+            "v": rng.normal(size=n) - (label == "c"),
+            "label": label,
+        }
+    ).to_csv(path, index=False)
+
+
+def _command(csv: Any, storage: str, name: str, n_trials: int, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "optuna_psms.cli",
+        "select",
+        "--csv",
+        str(csv),
+        "--target",
+        "label",
+        "--classifiers",
+        "naive_bayes,logistic",
+        "--selectors",
+        "none,ftest",
+        "--storage",
+        storage,
+        "--study-name",
+        name,
+        "--n-trials",
+        str(n_trials),
+        "--seed",
+        "11",
+        "--no-progress-bar",
+        *extra,
+    ]
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": REPO, "PYTHONWARNINGS": "ignore"}
+
+
+@pytest.mark.slow
+@pytest.mark.services
+def test_two_select_processes_are_one_pso_population(tmp_path: Any) -> None:
+    require_service("PostgreSQL", "127.0.0.1", 5432)
+    _csv(tmp_path / "data.csv")
+    name = f"cli-join-{uuid.uuid4().hex[:10]}"
+    n_each = 6
+    procs = [
+        subprocess.Popen(
+            _command(tmp_path / "data.csv", PG, name, n_each),
+            cwd=tmp_path,
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=600) for p in procs]
+    storage = open_storage(PG)
+    try:
+        assert [p.returncode for p in procs] == [0, 0], outs
+        trials = optuna.load_study(study_name=name, storage=storage).trials
+        assert len(trials) == 2 * n_each  # each worker ran its --n-trials in the one study
+        recs = [_records.load(t.system_attrs) for t in trials]
+        assert all(r is not None for r in recs)
+        pairs = [(r["m"], r["g"]) for r in recs if r is not None]
+        # One swarm: no (particle, iteration) slot taken twice, and the slots are the first
+        # 2 * n_each of the population's order (particle n % P at iteration n // P).
+        assert len(set(pairs)) == len(pairs)
+        size = 1 + max(m for m, _ in pairs)
+        assert sorted(pairs, key=lambda p: (p[1], p[0])) == [
+            (n % size, n // size) for n in range(len(pairs))
+        ]
+        # The worker that ended with nothing running saved the model (both may have).
+        assert any("saved to psms_model.joblib" in out for out, _ in outs), outs
+        model = joblib.load(tmp_path / "psms_model.joblib")
+        assert set(model.predict(pd.read_csv(tmp_path / "data.csv").drop(columns="label"))) <= {
+            "a",
+            "b",
+            "c",
+        }
+    finally:
+        optuna.delete_study(study_name=name, storage=storage)
+
+
+def _wait_for_a_completed_trial(storage: str, name: str, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            study = optuna.load_study(study_name=name, storage=storage)
+        except KeyError:  # not created yet
+            study = None
+        if study is not None and any(
+            t.state == optuna.trial.TrialState.COMPLETE for t in study.get_trials(deepcopy=False)
+        ):
+            return
+        time.sleep(0.2)
+    pytest.fail("no trial completed within 300 s")
+
+
+@pytest.mark.slow
+def test_ctrl_c_saves_the_best_so_far_and_the_study_resumes(tmp_path: Any) -> None:
+    _csv(tmp_path / "data.csv")
+    storage = f"sqlite:///{tmp_path}/int.db"
+    name = "interrupted"
+    proc = subprocess.Popen(
+        _command(tmp_path / "data.csv", storage, name, 100000, "--output", "best.joblib"),
+        cwd=tmp_path,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for_a_completed_trial(storage, name, proc)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err
+    ours = [line for line in err.splitlines() if line.startswith("optuna-psms")]
+    assert len(ours) == 1 and ours[0].startswith("optuna-psms: interrupted; study 'interrupted'")
+    study = optuna.load_study(study_name=name, storage=storage)
+    assert f"CV ber on search data (2-fold): {study.best_value:.4f}" in out
+    assert "held-out ber" in out and "saved to best.joblib" in out
+    model = joblib.load(tmp_path / "best.joblib")
+    assert model.best_params_ == study.best_trial.params
+    n_before = len(study.trials)
+    # Resumable: the same command continues the study.
+    again = subprocess.run(
+        _command(tmp_path / "data.csv", storage, name, 1, "--output", "again.joblib"),
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert again.returncode == 0, again.stderr
+    assert len(optuna.load_study(study_name=name, storage=storage).trials) == n_before + 1

@@ -1,0 +1,219 @@
+"""Storages by URL (optuna_psms.storages): every documented form, on the real services.
+
+PostgreSQL, MariaDB and Redis tests skip when the service is unreachable, except in CI.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+import uuid
+
+import optuna
+from optuna.storages.journal import JournalFileBackend
+from optuna.storages.journal import JournalRedisBackend
+import pytest
+
+from optuna_psms import storages
+from optuna_psms.storages import MissingDriverError
+from optuna_psms.storages import open_storage
+from optuna_psms.storages import StorageURLError
+from tests.conftest import require_service
+
+
+PG = "postgresql://postgres@127.0.0.1:5432/test"
+MYSQL = "mysql://root@127.0.0.1:3306/test"
+REDIS = "redis://127.0.0.1:6379/0"
+
+
+def _journal_backend(storage: Any) -> Any:
+    assert isinstance(storage, optuna.storages.JournalStorage)
+    return storage._backend  # the only way to see which backend a JournalStorage has
+
+
+@pytest.mark.parametrize(
+    ("form", "expected"),
+    [
+        ("journal:///{tmp}/a.log", "{tmp}/a.log"),
+        ("journal:{tmp}/b.log", "{tmp}/b.log"),
+        ("{tmp}/c.log", "{tmp}/c.log"),
+        ("{tmp}/d.jsonl", "{tmp}/d.jsonl"),
+    ],
+)
+def test_journal_file_forms(tmp_path: Any, form: str, expected: str) -> None:
+    url = form.format(tmp=tmp_path)
+    storage = open_storage(url)
+    backend = _journal_backend(storage)
+    assert isinstance(backend, JournalFileBackend)
+    study = optuna.create_study(storage=storage, study_name="j")
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
+    path = expected.format(tmp=tmp_path).replace("//", "/")
+    reopened = optuna.load_study(study_name="j", storage=open_storage(path))
+    assert len(reopened.trials) == 2
+
+
+def test_sqlite_url_and_objects_pass_through(tmp_path: Any) -> None:
+    storage = open_storage(f"sqlite:///{tmp_path}/s.db")
+    assert isinstance(storage, optuna.storages.RDBStorage)
+    memory = optuna.storages.InMemoryStorage()
+    assert open_storage(memory) is memory
+    assert open_storage(None) is None
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("foo://x", "unknown storage scheme 'foo://'"),
+        ("http://user:secret@host/db", "unknown storage scheme 'http://'"),
+        ("study.db", "not a storage URL: 'study.db'"),
+        ("", "empty storage URL"),
+        ("journal:", "journal storage URL without a path"),
+        ("grpc://host", "malformed gRPC storage URL"),
+    ],
+)
+def test_bad_urls_are_one_line(url: str, message: str) -> None:
+    with pytest.raises(StorageURLError) as info:
+        open_storage(url)
+    text = str(info.value)
+    assert message in text and "\n" not in text
+    assert "secret" not in text
+
+
+def test_hide_password() -> None:
+    assert storages.hide_password("postgresql://u:pw@h:5432/d") == "postgresql://u:***@h:5432/d"
+    assert storages.hide_password("sqlite:///a.db") == "sqlite:///a.db"
+
+
+@pytest.mark.parametrize(
+    ("url", "gone", "extra"),
+    [
+        (PG, ("psycopg", "psycopg2"), "postgresql"),
+        ("postgresql+psycopg2://u@h/d", ("psycopg2",), "postgresql"),
+        (MYSQL, ("pymysql", "MySQLdb"), "mysql"),
+        (REDIS, ("redis",), "redis"),
+        ("grpc://127.0.0.1:13000", ("grpc",), "grpc"),
+    ],
+)
+def test_missing_driver_names_the_extra(
+    monkeypatch: Any, url: str, gone: tuple[str, ...], extra: str
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        storages.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name in gone else real(name, *a),
+    )
+    with pytest.raises(MissingDriverError) as info:
+        open_storage(url)
+    assert f"pip install 'optuna-psms[{extra}]'" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_driver_choice(monkeypatch: Any) -> None:
+    """postgresql:// and mysql:// get an installed driver whatever SQLAlchemy's default."""
+    installed = {"psycopg2", "pymysql"}
+    monkeypatch.setattr(storages, "_has", lambda name: name in installed)
+    assert storages.rdb_url(PG) == "postgresql+psycopg2://postgres@127.0.0.1:5432/test"
+    assert storages.rdb_url(MYSQL) == "mysql+pymysql://root@127.0.0.1:3306/test"
+    installed.add("psycopg")
+    assert storages.rdb_url(PG) == "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+    assert storages.rdb_url("postgres://u@h/d") == "postgresql+psycopg://u@h/d"
+    assert storages.rdb_url("mariadb+pymysql://u@h/d") == "mysql+pymysql://u@h/d"
+    assert storages.rdb_url(REDIS) is None
+
+
+def _roundtrip(url: str) -> None:
+    """A study written through the URL is read back through a second open of it."""
+    name = f"url-{uuid.uuid4().hex[:10]}"
+    storage = open_storage(url)
+    study = optuna.create_study(storage=storage, study_name=name)
+    try:
+        study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
+        again = optuna.load_study(study_name=name, storage=open_storage(url))
+        assert [t.state for t in again.trials] == [optuna.trial.TrialState.COMPLETE] * 3
+    finally:
+        optuna.delete_study(study_name=name, storage=storage)
+
+
+@pytest.mark.services
+def test_postgresql_default_url_uses_psycopg3() -> None:
+    require_service("PostgreSQL", "127.0.0.1", 5432)
+    if importlib.util.find_spec("psycopg") is None:
+        pytest.skip("psycopg 3 (the 'postgresql' extra) is not installed")
+    storage = open_storage(PG)
+    assert isinstance(storage, optuna.storages.RDBStorage)
+    assert storage.engine.url.drivername == "postgresql+psycopg"
+    _roundtrip(PG)
+
+
+@pytest.mark.services
+def test_mysql_default_url_uses_pymysql() -> None:
+    require_service("MariaDB", "127.0.0.1", 3306)
+    storage = open_storage(MYSQL)
+    assert isinstance(storage, optuna.storages.RDBStorage)
+    assert storage.engine.url.drivername == "mysql+pymysql"
+    _roundtrip(MYSQL)
+
+
+@pytest.mark.services
+def test_redis_url_is_a_journal_in_redis() -> None:
+    require_service("Redis", "127.0.0.1", 6379)
+    assert isinstance(_journal_backend(open_storage(REDIS)), JournalRedisBackend)
+    _roundtrip(REDIS)
+
+
+@pytest.mark.services
+@pytest.mark.parametrize("kind", ["sqlite", "journal", "postgresql", "mysql", "redis"])
+def test_full_model_selector_takes_every_url(kind: str, tmp_path: Any) -> None:
+    from sklearn.datasets import load_iris
+
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    urls = {
+        "sqlite": f"sqlite:///{tmp_path}/fms.db",
+        "journal": f"journal:///{tmp_path}/fms.log",
+        "postgresql": PG,
+        "mysql": MYSQL,
+        "redis": REDIS,
+    }
+    ports = {
+        "postgresql": ("PostgreSQL", 5432),
+        "mysql": ("MariaDB", 3306),
+        "redis": ("Redis", 6379),
+    }
+    if kind in ports:
+        require_service(ports[kind][0], "127.0.0.1", ports[kind][1])
+    url = urls[kind]
+    name = f"fms-url-{uuid.uuid4().hex[:10]}"
+    X, y = load_iris(return_X_y=True)
+    model = FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"], selectors=[]),
+        sampler="random",
+        n_trials=2,
+        storage=url,
+        study_name=name,
+        random_state=0,
+    )
+    try:
+        model.fit(X, y)
+        stored = optuna.load_study(study_name=name, storage=open_storage(url))
+        assert len(stored.trials) == 2
+    finally:
+        optuna.delete_study(study_name=name, storage=open_storage(url))
+
+
+def test_open_storage_docstring_example() -> None:
+    import inspect
+    import textwrap
+
+    doc = inspect.getdoc(open_storage) or ""
+    code = doc.split(".. testcode::", 1)[1]
+    exec(textwrap.dedent(code), {})
+
+
+def test_dashboard_argument() -> None:
+    assert storages.dashboard_argument("journal:///tmp/a.log") == "/tmp/a.log"
+    assert storages.dashboard_argument("redis://h:1/0") == "redis://h:1/0"
+    assert storages.dashboard_argument("mysql://u:pw@h/d").startswith("mysql+")
+    assert "pw" not in storages.dashboard_argument("mysql://u:pw@h/d")
