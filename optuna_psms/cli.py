@@ -22,6 +22,7 @@ import numpy as np
 import optuna
 import pandas as pd
 
+from optuna_psms.compare import _cli as compare_cli
 from optuna_psms.fms.selector import default_sampler_name
 from optuna_psms.fms.selector import FullModelSelector
 from optuna_psms.fms.selector import make_sampler
@@ -169,6 +170,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     sel.add_argument("--no-progress-bar", action="store_true")
     sub.add_parser("datasets", help="list the bundled dataset names")
+    compare_cli.add_parser(sub)
     return parser
 
 
@@ -273,6 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "datasets":
             return _datasets()
+        if args.command == "compare":
+            return compare_cli.run(args)
         return _select(args)
     except UserError as exc:
         print(f"optuna-psms: error: {exc}", file=sys.stderr)
