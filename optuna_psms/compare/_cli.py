@@ -167,10 +167,19 @@ def run(args: argparse.Namespace) -> int:
             on_start=on_start,
         )
     except (ComparisonError, ObjectiveError) as exc:
-        raise UserError(str(exc)) from None
-    finally:
         if bar is not None:
             bar.close()
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        print(
+            "optuna-psms: interrupted; finished trials are saved, add --resume to continue",
+            file=sys.stderr,
+        )
+        return 130
+    if bar is not None:
+        bar.close()
     print()
     better = "larger" if args.direction == "maximize" else "smaller"
     print(f"Final best {result.metric_name} per seed ({better} is better):")

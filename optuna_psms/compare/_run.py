@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Sequence
 import concurrent.futures
+import contextlib
 from dataclasses import dataclass
 import multiprocessing
 import queue
 import signal
+import threading
 from typing import Any
 import warnings
 
@@ -18,7 +21,6 @@ from optuna.trial import TrialState
 from optuna_psms._registry import make_sampler
 from optuna_psms._registry import SAMPLERS
 from optuna_psms.compare._objective import Objective
-from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
 
 
@@ -109,9 +111,9 @@ def _init_worker(progress: Any, stop: Any, verbosity: int) -> None:
     global _progress, _stop
     _progress, _stop = progress, stop
     optuna.logging.set_verbosity(verbosity)
-    # Ctrl-C in the terminal reaches every process of the group; a worker between tasks
-    # ignores it, a running one stops its study (see _run_in_worker).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Ctrl-C in a terminal reaches every process of the group; workers ignore it and stop
+    # when the main process sets `stop` (after their current trial).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # already inherited; kept explicit
 
 
 def _top_up(
@@ -174,17 +176,9 @@ def _run_in_worker(task: Task, objective: ObjectiveSpec | Objective, storage_url
         return bool(_stop.is_set())
 
     try:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        try:
-            built = (
-                objective.build(task.seed) if isinstance(objective, ObjectiveSpec) else objective
-            )
-            return _top_up(task, built, make_storage(storage_url), on_complete, should_stop)
-        finally:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except KeyboardInterrupt:
-        return _Outcome(task.study_name, "interrupted")
-    except ObjectiveError as exc:
+        built = _build(objective, task.seed)
+        return _top_up(task, built, make_storage(storage_url), on_complete, should_stop)
+    except Exception as exc:  # reported by the main process in one line
         return _Outcome(task.study_name, "error", str(exc))
 
 
@@ -248,6 +242,31 @@ def prepare(
     return out
 
 
+@contextlib.contextmanager
+def _sigint(handler: Any) -> Iterator[None]:
+    """Install a SIGINT handler for the block (main thread only; elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stop_on_sigint(stop: Any) -> Callable[[int, Any], None]:
+    """First Ctrl-C: ask the running studies to stop after their current trial. Second:
+    KeyboardInterrupt at once."""
+
+    def handler(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    return handler
+
+
 def execute(
     todo: list[Task],
     objective: ObjectiveSpec | Objective,
@@ -258,20 +277,25 @@ def execute(
 ) -> None:
     """Run the tasks, in this process (``n_workers == 1``) or in worker processes.
 
+    Ctrl-C (SIGINT) lets every running study finish its current trial and stop, so that no
+    trial is left RUNNING; a second Ctrl-C stops at once.
+
     Raises:
         ComparisonError: A task failed (the first failure's message).
-        KeyboardInterrupt: Interrupted; finished trials are in storage.
+        KeyboardInterrupt: Interrupted; the finished trials are in storage.
     """
     if not todo:
         return
     if n_workers <= 1 or len(todo) == 1:
-        for task in todo:
-            built = (
-                objective.build(task.seed) if isinstance(objective, ObjectiveSpec) else objective
-            )
-            outcome = _top_up(task, built, storage, lambda: progress(1), lambda: False)
-            if outcome.status == "error":
-                raise ComparisonError(outcome.message)
+        local_stop = threading.Event()
+        with _sigint(_stop_on_sigint(local_stop)):
+            for task in todo:
+                built = _build(objective, task.seed)
+                outcome = _top_up(task, built, storage, lambda: progress(1), local_stop.is_set)
+                if outcome.status == "error":
+                    raise ComparisonError(outcome.message)
+                if outcome.status == "interrupted":
+                    raise KeyboardInterrupt
         return
     if storage_url is None:
         raise ComparisonError(
@@ -287,7 +311,10 @@ def execute(
         initializer=_init_worker,
         initargs=(progress_queue, stop, optuna.logging.get_verbosity()),
     ) as pool:
-        futures = [pool.submit(_run_in_worker, t, objective, storage_url) for t in todo]
+        # Workers are started by submit(); started with SIGINT ignored, they keep ignoring
+        # it (Ctrl-C in a terminal reaches the whole process group) and stop on `stop`.
+        with _sigint(signal.SIG_IGN):
+            futures = [pool.submit(_run_in_worker, t, objective, storage_url) for t in todo]
         pending = set(futures)
 
         def drain() -> None:
@@ -297,7 +324,7 @@ def execute(
                 except queue.Empty:
                     return
 
-        try:
+        with _sigint(_stop_on_sigint(stop)):
             while pending:
                 done, pending = concurrent.futures.wait(
                     pending, timeout=0.2, return_when=concurrent.futures.FIRST_COMPLETED
@@ -313,14 +340,11 @@ def execute(
                     if outcome.status == "error" and not errors:
                         errors.append(outcome.message)
                         stop.set()
-                        for f in pending:
-                            f.cancel()
-        except KeyboardInterrupt:
-            stop.set()
-            for f in futures:
-                f.cancel()
-            concurrent.futures.wait(futures)
-            raise
+                if stop.is_set():
+                    for f in pending:
+                        f.cancel()
         drain()
     if errors:
         raise ComparisonError(errors[0])
+    if stop.is_set():
+        raise KeyboardInterrupt
