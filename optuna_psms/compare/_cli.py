@@ -132,7 +132,12 @@ def run(args: argparse.Namespace) -> int:
         if n_trials == 0:
             print("Every study is complete: nothing to run.")
             return
-        print(f"Running {n_trials} trials in {n_studies} studies ({workers} worker processes).")
+        where = (
+            f"{min(workers, n_studies)} worker processes"
+            if min(workers, n_studies) > 1
+            else "in this process"
+        )
+        print(f"Running {n_trials} trials in {n_studies} studies ({where}).")
         if not args.no_progress_bar:
             from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
@@ -197,7 +202,5 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UserError(f"cannot write {report}: {exc}") from None
         print(f"Report: {report} (self-contained HTML, opens offline in a browser)")
-    print(
-        f"Dashboard: optuna-dashboard {args.storage}   (studies {result.name}/<sampler>/seed<k>)"
-    )
+    print(f"Dashboard: optuna-dashboard {args.storage}  (studies {result.name}/<sampler>/seed<k>)")
     return 0
