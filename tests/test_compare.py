@@ -386,3 +386,22 @@ def test_ctrl_c_is_one_line_and_resumable(tmp_path: Any, monkeypatch: Any) -> No
     code = main([*argv[3:], "--resume", "--n-workers", "1", "--no-progress-bar"])
     assert code == 0
     assert all(c == Counter({"COMPLETE": 8}) for c in _states(url).values())
+
+
+def test_csv_full_model_selection(tmp_path: Any, capsys: Any) -> None:
+    from sklearn.datasets import load_iris
+
+    frame = load_iris(as_frame=True).frame
+    csv = tmp_path / "flowers.csv"
+    frame.to_csv(csv, index=False)
+    url = f"sqlite:///{tmp_path / 'f.db'}"
+    argv = ["compare", "--csv", str(csv), "--target", "target", "--samplers", "random"]
+    argv += ["--baseline", "none", "--seeds", "1", "--n-trials", "2", "--storage", url]
+    code, out, err = _run([*argv, "--report", "none", "--n-workers", "1"], capsys)
+    assert code == 0, err
+    study = optuna.load_study(study_name="flowers/random/seed0", storage=url)
+    assert study.metric_names == ["BER"]
+    assert study.user_attrs["compare:objective"].startswith("full model selection on ")
+    assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 2
+    assert all("fms:pipeline" in t.user_attrs for t in study.trials)
+    assert "Final best BER" in out
