@@ -405,3 +405,17 @@ def test_csv_full_model_selection(tmp_path: Any, capsys: Any) -> None:
     assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 2
     assert all("fms:pipeline" in t.user_attrs for t in study.trials)
     assert "Final best BER" in out
+
+
+@pytest.mark.parametrize("obj", ["compare", "plot_best_so_far", "plot_final_values"])
+def test_docstring_examples_run(obj: str) -> None:
+    import inspect
+
+    import optuna_psms.compare as compare_module
+    from tests.test_docstrings import _examples
+
+    target = compare_module if obj == "compare" else globals()[obj]
+    blocks = _examples(inspect.getdoc(target) or "")
+    assert blocks
+    for code in blocks:
+        exec(compile(code, f"<{obj} docstring>", "exec"), {})
