@@ -325,6 +325,14 @@ def test_parallel_workers(tmp_path: Any) -> None:
     assert {s: len(m) for s, m in result.studies.items()} == {"pso": 2, "random": 2}
     assert all(c == Counter({"COMPLETE": 5}) for c in _states(url).values())
     assert "random" in result.format_table()
+    # Each study runs sequentially in one worker: the same trials as the sampler alone.
+    alone = compare_samplers(
+        "sphere", "pso,random", dim=2, n_seeds=2, n_trials=5, baseline="random"
+    )
+    values = {s: [[t.value for t in st.trials] for st in m] for s, m in result.studies.items()}
+    assert values == {
+        s: [[t.value for t in st.trials] for st in m] for s, m in alone.studies.items()
+    }
 
 
 @pytest.mark.slow  # two spawned workers plus a resume: ~15 s on an idle machine
