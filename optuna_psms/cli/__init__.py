@@ -8,6 +8,8 @@ its name in :data:`COMMANDS`):
   processes with the same ``--storage`` and ``--study-name`` are workers of one study.
 * ``predict`` - apply a saved model to a CSV file or dataset, write predictions as CSV.
 * ``datasets`` - the bundled datasets as a table.
+* ``compare`` - several samplers x seeds on one objective, a table against a baseline and an
+  HTML report.
 
 Example::
 
@@ -38,6 +40,7 @@ COMMANDS: tuple[str, ...] = (
     "optuna_psms.cli.select",
     "optuna_psms.cli.predict",
     "optuna_psms.cli.datasets",
+    "optuna_psms.cli.compare",
 )
 
 

@@ -1,0 +1,207 @@
+"""Compare samplers on one objective: several samplers x seeds, one study each, a table with
+a paired test against a baseline, and an HTML report. Behind ``optuna-psms compare``.
+
+.. testcode::
+
+    from optuna_psms.compare import compare_samplers
+
+    result = compare_samplers(
+        "rastrigin", ["pso", "random"], dim=3, n_seeds=2, n_trials=20, baseline="random"
+    )
+    print(result.format_table())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+
+import optuna
+
+from optuna_psms.compare._objective import Objective
+from optuna_psms.compare._objective import ObjectiveError
+from optuna_psms.compare._objective import ObjectiveSpec
+from optuna_psms.compare._run import ATTR_NAME
+from optuna_psms.compare._run import ATTR_OBJECTIVE
+from optuna_psms.compare._run import ATTR_SAMPLER
+from optuna_psms.compare._run import ATTR_SEED
+from optuna_psms.compare._run import ComparisonError
+from optuna_psms.compare._run import execute
+from optuna_psms.compare._run import make_storage
+from optuna_psms.compare._run import parse_samplers
+from optuna_psms.compare._run import prepare
+from optuna_psms.compare._run import study_name
+from optuna_psms.compare._stats import format_table
+from optuna_psms.compare._stats import Row
+from optuna_psms.compare._stats import summarize
+
+
+__all__ = [
+    "ATTR_NAME",
+    "ATTR_OBJECTIVE",
+    "ATTR_SAMPLER",
+    "ATTR_SEED",
+    "Comparison",
+    "ComparisonError",
+    "ObjectiveError",
+    "ObjectiveSpec",
+    "Row",
+    "compare_samplers",
+    "study_name",
+]
+
+
+@dataclass
+class Comparison:
+    """The studies of a finished (or resumed) comparison.
+
+    Attributes:
+        name: The comparison's name, prefix of its study names.
+        description: What was optimised.
+        metric_name: Name of the objective value.
+        baseline: Sampler the others are tested against (``None``: no test).
+        studies: ``sampler -> studies``, one per seed, in seed order.
+        direction: ``"minimize"`` or ``"maximize"``.
+    """
+
+    name: str
+    description: str
+    metric_name: str
+    baseline: str | None
+    studies: dict[str, list[optuna.Study]] = field(default_factory=dict)
+    direction: str = "minimize"
+
+    def finals(self) -> dict[str, dict[int, float]]:
+        """``sampler -> {seed: best value}`` over the studies with a completed trial."""
+        from optuna_psms.visualization._comparison import best_so_far
+
+        out: dict[str, dict[int, float]] = {}
+        for sampler, members in self.studies.items():
+            out[sampler] = {}
+            for study in members:
+                curve = best_so_far(study)
+                if len(curve):
+                    out[sampler][int(study.user_attrs[ATTR_SEED])] = float(curve[-1])
+        return out
+
+    def rows(self) -> list[Row]:
+        """The table's rows (see :func:`optuna_psms.compare._stats.summarize`)."""
+        return summarize(
+            self.finals(), baseline=self.baseline, maximize=self.direction == "maximize"
+        )
+
+    def format_table(self) -> str:
+        """The table as text: median, IQR, wins/ties/losses and Wilcoxon p per sampler."""
+        return format_table(self.rows(), self.baseline)
+
+    def write_report(self, path: str, *, command: str | None = None) -> None:
+        """Write the self-contained HTML report (figures and table) to ``path``."""
+        from optuna_psms.compare._report import write_report
+
+        write_report(self, path, command=command)
+
+
+def compare_samplers(
+    objective: str | ObjectiveSpec | Objective,
+    samplers: str | Sequence[str],
+    *,
+    n_seeds: int = 5,
+    n_trials: int = 100,
+    dim: int = 10,
+    storage: str | None = None,
+    name: str | None = None,
+    baseline: str | None = "tpe",
+    direction: str = "minimize",
+    n_workers: int = 1,
+    resume: bool = False,
+    progress: Callable[[int], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+) -> Comparison:
+    """Run every sampler on seeds ``0..n_seeds-1``, one study per sampler and seed.
+
+    Each study, named ``<name>/<sampler>/seed<k>``, gets ``n_trials`` COMPLETE trials
+    (failed trials are retried) and the user attrs ``compare:sampler``, ``compare:seed``,
+    ``compare:objective`` and ``compare:name``. With ``resume=True`` existing studies of
+    the comparison are topped up to ``n_trials`` and complete ones are left alone;
+    without it, existing studies are an error.
+
+    Args:
+        objective: A benchmark function's name (``"rastrigin"``), an
+            :class:`ObjectiveSpec`, or ``objective(trial) -> float`` (a module-level
+            function when ``n_workers > 1``).
+        samplers: Names from :data:`optuna_psms._registry.SAMPLERS` (list or
+            comma-separated).
+        n_seeds: Seeds per sampler.
+        n_trials: COMPLETE trials per study.
+        dim: Dimensions when ``objective`` is a benchmark function's name.
+        storage: Storage URL; ``None`` keeps the studies in memory (``n_workers=1``).
+        name: Prefix of the study names (default: from the objective).
+        baseline: Sampler the others are tested against; added to ``samplers`` when
+            missing. ``None``: no test.
+        direction: ``"minimize"`` or ``"maximize"`` (benchmark functions and full model
+            selection minimise).
+        n_workers: Worker processes, each running whole studies.
+        resume: Continue an existing comparison.
+        progress: Called with the number of newly completed trials.
+        on_start: Called once before running with the number of trials and of studies
+            still to run.
+
+    Returns:
+        The :class:`Comparison`.
+
+    Raises:
+        ComparisonError: Bad settings, existing studies without ``resume``, or a failing
+            objective.
+        ObjectiveError: The objective cannot be built.
+    """
+    names = parse_samplers(samplers)
+    if baseline is not None:
+        baseline = baseline.strip().lower()
+        parse_samplers([baseline])
+        if baseline not in names:
+            names.append(baseline)
+    if n_seeds < 1:
+        raise ComparisonError("the number of seeds must be at least 1")
+    if n_trials < 1:
+        raise ComparisonError("the number of trials must be at least 1")
+    if direction not in ("minimize", "maximize"):
+        raise ComparisonError(f"direction must be minimize or maximize, not {direction!r}")
+    spec: ObjectiveSpec | Objective
+    if isinstance(objective, str):
+        spec = ObjectiveSpec("function", objective, dim=dim)
+    else:
+        spec = objective
+    if isinstance(spec, ObjectiveSpec):
+        spec.build(0)  # fail here, in one line, rather than in every worker
+        description, metric_name = spec.describe(), spec.metric_name()
+        if spec.kind in ("function", "dataset", "csv") and direction != "minimize":
+            raise ComparisonError(f"{description} is to minimize; drop the direction")
+        default_name = spec.slug()
+    else:
+        qualname = getattr(spec, "__qualname__", type(spec).__name__)
+        description = f"objective {getattr(spec, '__module__', '?')}:{qualname}"
+        metric_name, default_name = "objective", qualname
+    name = name or default_name
+    store = make_storage(storage)
+    seeds = list(range(n_seeds))
+    plan = prepare(
+        store, name, names, seeds, n_trials, description, metric_name, direction, resume
+    )
+    todo = [task for task, done in plan if done < task.n_trials]
+    if on_start is not None:
+        on_start(sum(task.n_trials - done for task, done in plan if task in todo), len(todo))
+    execute(
+        todo,
+        spec,
+        store,
+        storage,
+        n_workers,
+        progress or (lambda n: None),
+    )
+    result = Comparison(name, description, metric_name, baseline, direction=direction)
+    for task, _ in plan:
+        study = optuna.load_study(study_name=task.study_name, storage=store)
+        result.studies.setdefault(task.sampler, []).append(study)
+    return result

@@ -1,0 +1,206 @@
+"""``optuna-psms compare``: the sub-command's arguments and its run."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from typing import Any
+
+import optuna
+
+from optuna_psms.compare._objective import ObjectiveError
+from optuna_psms.compare._objective import ObjectiveSpec
+from optuna_psms.compare._run import ComparisonError
+
+
+DEFAULT_STORAGE = "sqlite:///psms.db"
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``compare`` on the ``optuna-psms`` sub-command parsers."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "compare",
+        help="run several samplers x seeds on one objective and compare them with a baseline",
+        description=(
+            "Run each sampler on seeds 0..N-1 (one study each, named <name>/<sampler>/seed<k>, "
+            "in one storage), print per sampler the median final best value, its IQR, "
+            "wins/ties/losses against the baseline on the same seeds and a paired Wilcoxon "
+            "test, and write an HTML report with the best-so-far curves."
+        ),
+    )
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", metavar="NAME", help="full model selection on sklearn:iris…")
+    source.add_argument("--csv", metavar="PATH", help="full model selection on a CSV file")
+    source.add_argument(
+        "--function", metavar="NAME", help="benchmark function: sphere, rastrigin, … (see --dim)"
+    )
+    source.add_argument(
+        "--objective",
+        metavar="MODULE:FUNCTION",
+        help="your objective(trial) -> float, importable from the current directory",
+    )
+    p.add_argument("--target", metavar="COLUMN", help="label column of the CSV file")
+    p.add_argument("--dim", type=int, default=10, metavar="D", help="function dimensions (10)")
+    p.add_argument(
+        "--no-shift",
+        action="store_true",
+        help="keep the function's minimiser at its textbook place (often the box centre)",
+    )
+    p.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
+    p.add_argument("--metric", default="ber", help="full model selection loss (default: ber)")
+    p.add_argument("--subsample", type=float, default=1.0, metavar="F", help="(default: 1)")
+    p.add_argument(
+        "--direction",
+        choices=("minimize", "maximize"),
+        default="minimize",
+        help="of --objective (default: minimize)",
+    )
+    p.add_argument(
+        "--samplers", required=True, metavar="A,B,…", help="e.g. pso,pattern,umda,tpe,random"
+    )
+    p.add_argument("--seeds", type=int, default=5, metavar="N", help="seeds 0..N-1 (default: 5)")
+    p.add_argument(
+        "--n-trials", type=int, default=100, metavar="N", help="COMPLETE trials per study (100)"
+    )
+    p.add_argument(
+        "--storage",
+        default=DEFAULT_STORAGE,
+        metavar="URL",
+        help=f"Optuna storage (default: {DEFAULT_STORAGE})",
+    )
+    p.add_argument(
+        "--name", metavar="NAME", help="study-name prefix (default: from the objective)"
+    )
+    p.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="HTML report (default: compare-<name>.html; 'none' for no report)",
+    )
+    p.add_argument(
+        "--baseline", default="tpe", help="sampler the others are tested against (tpe; 'none')"
+    )
+    p.add_argument(
+        "--n-workers",
+        type=int,
+        default=None,
+        metavar="K",
+        help="worker processes, each running whole studies (default: number of CPUs)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue this comparison: run only what is missing",
+    )
+    p.add_argument("--no-progress-bar", action="store_true")
+    return p
+
+
+def _spec(args: argparse.Namespace) -> ObjectiveSpec:
+    if args.target is not None and args.csv is None:
+        raise ComparisonError("--target is only used with --csv")
+    if args.direction != "minimize" and args.objective is None:
+        raise ComparisonError("--direction is only used with --objective (the others minimize)")
+    if args.function is not None:
+        return ObjectiveSpec("function", args.function, dim=args.dim, shifted=not args.no_shift)
+    if args.objective is not None:
+        return ObjectiveSpec("callable", args.objective, path=os.getcwd())
+    common: dict[str, Any] = {"cv": args.cv, "metric": args.metric, "subsample": args.subsample}
+    if args.csv is not None:
+        if args.target is None:
+            raise ComparisonError("--csv needs --target COLUMN (the label column)")
+        return ObjectiveSpec("csv", args.csv, target=args.target, **common)
+    return ObjectiveSpec("dataset", args.dataset, **common)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``optuna-psms compare``.
+
+    Raises:
+        optuna_psms.cli.UserError: Bad input, existing studies without ``--resume``, or a
+            failing objective (the comparison stays resumable).
+    """
+    from optuna_psms.cli import UserError
+    from optuna_psms.compare import compare_samplers
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    bar: Any = None
+
+    def on_start(n_trials: int, n_studies: int) -> None:
+        nonlocal bar
+        if n_trials == 0:
+            print("Every study is complete: nothing to run.")
+            return
+        where = (
+            f"{min(workers, n_studies)} worker processes"
+            if min(workers, n_studies) > 1
+            else "in this process"
+        )
+        print(f"Running {n_trials} trials in {n_studies} studies ({where}).")
+        if not args.no_progress_bar:
+            from tqdm.auto import tqdm  # type: ignore[import-untyped]
+
+            bar = tqdm(total=n_trials, unit="trial", file=sys.stderr, dynamic_ncols=True)
+
+    def progress(n: int) -> None:
+        if bar is not None:
+            bar.update(n)
+
+    workers = args.n_workers or (os.cpu_count() or 1)
+    baseline = None if args.baseline.lower() == "none" else args.baseline
+    try:
+        if workers < 1:
+            raise ComparisonError("--n-workers must be at least 1")
+        spec = _spec(args)
+        print(
+            f"Comparing {args.samplers} on {spec.describe()}: {args.seeds} seeds x "
+            f"{args.n_trials} trials, storage {args.storage}"
+        )
+        result = compare_samplers(
+            spec,
+            args.samplers,
+            n_seeds=args.seeds,
+            n_trials=args.n_trials,
+            storage=args.storage,
+            name=args.name,
+            baseline=baseline,
+            direction=args.direction,
+            n_workers=workers,
+            resume=args.resume,
+            progress=progress,
+            on_start=on_start,
+        )
+    except (ComparisonError, ObjectiveError) as exc:
+        if bar is not None:
+            bar.close()
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        print(
+            "optuna-psms: interrupted; finished trials are saved, add --resume to continue",
+            file=sys.stderr,
+        )
+        return 130
+    if bar is not None:
+        bar.close()
+    print()
+    better = "larger" if args.direction == "maximize" else "smaller"
+    print(f"Final best {result.metric_name} per seed ({better} is better):")
+    print(result.format_table())
+    if baseline is not None:
+        print(
+            f"W/T/L: seeds where the sampler beats / ties / loses to {baseline}; Wilcoxon: "
+            "paired two-sided signed-rank test over seeds (* p < 0.05)."
+        )
+    report = args.report or f"compare-{result.name.replace('/', '_')}.html"
+    if report.lower() != "none":
+        command = "optuna-psms " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        try:
+            result.write_report(report, command=command if sys.argv[1:2] == ["compare"] else None)
+        except OSError as exc:
+            raise UserError(f"cannot write {report}: {exc}") from None
+        print(f"Report: {report} (self-contained HTML, opens offline in a browser)")
+    print(f"Dashboard: optuna-dashboard {args.storage}  (studies {result.name}/<sampler>/seed<k>)")
+    return 0

@@ -1,0 +1,152 @@
+"""What a comparison optimises: a benchmark function, a dataset (full model selection) or a
+user's ``module:function``, described by a small picklable value that each worker process
+turns back into an objective."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+import importlib
+import os
+import re
+import sys
+from typing import Any
+from typing import Literal
+
+import optuna
+
+
+Objective = Callable[[optuna.Trial], float]
+Kind = Literal["function", "dataset", "csv", "callable"]
+
+
+class ObjectiveError(ValueError):
+    """The objective cannot be built (unknown name, unreadable file, bad import)."""
+
+
+@dataclass(frozen=True)
+class ObjectiveSpec:
+    """A comparison's objective, rebuilt by each worker from this description.
+
+    Attributes:
+        kind: ``"function"`` (one of the nine benchmark functions), ``"dataset"`` (a bundled
+            dataset, full model selection), ``"csv"`` (a CSV file, full model selection) or
+            ``"callable"`` (``module:function``).
+        name: Function name, dataset name, CSV path or ``module:function``.
+        dim: Dimensions of a benchmark function.
+        shifted: Move a benchmark function's minimiser off the box centre (see
+            :func:`optuna_psms.benchmarks.functions.shift_of`).
+        target: Label column of a CSV file.
+        cv: Cross-validation folds of full model selection.
+        metric: Loss of full model selection.
+        subsample: Fraction of the samples per trial in full model selection.
+        path: Directory put first on ``sys.path`` before importing ``module``.
+    """
+
+    kind: Kind
+    name: str
+    dim: int = 10
+    shifted: bool = True
+    target: str | None = None
+    cv: int = 2
+    metric: str = "ber"
+    subsample: float = 1.0
+    path: str | None = None
+
+    def describe(self) -> str:
+        """One line saying what is optimised (stored in each study's user attrs)."""
+        if self.kind == "function":
+            shift = "shifted" if self.shifted else "unshifted"
+            return f"{self.name} function, {self.dim} dimensions, {shift}, minimize"
+        if self.kind in ("dataset", "csv"):
+            data = self.name if self.kind == "dataset" else f"{self.name} (target {self.target})"
+            sub = f", subsample {self.subsample:g}" if self.subsample < 1 else ""
+            return f"full model selection on {data}, {self.cv}-fold CV {self.metric}{sub}"
+        return f"objective {self.name}"
+
+    def slug(self) -> str:
+        """A short name for the comparison, e.g. ``rastrigin-d10``."""
+        if self.kind == "function":
+            base = f"{self.name}-d{self.dim}" + ("" if self.shifted else "-unshifted")
+        elif self.kind == "csv":
+            base = os.path.splitext(os.path.basename(self.name))[0]
+        else:
+            base = self.name
+        return re.sub(r"[^A-Za-z0-9_.-]+", "_", base).strip("_") or "objective"
+
+    def metric_name(self) -> str:
+        """Name of the objective value (for plots and ``study.set_metric_names``)."""
+        if self.kind == "function":
+            return "f(x)"
+        if self.kind in ("dataset", "csv"):
+            return self.metric.upper() if self.metric in ("ber", "auc") else self.metric
+        return "objective"
+
+    def build(self, seed: int | None) -> Objective:
+        """The objective for one seed (full model selection seeds its folds with it).
+
+        Raises:
+            ObjectiveError: Unknown function or dataset, unreadable CSV, failed import.
+        """
+        if self.kind == "function":
+            from optuna_psms.benchmarks.functions import FUNCTIONS
+            from optuna_psms.benchmarks.functions import make_objective
+
+            if self.name not in FUNCTIONS:
+                raise ObjectiveError(
+                    f"unknown function {self.name!r}; choose one of {', '.join(FUNCTIONS)}"
+                )
+            if self.dim < 1:
+                raise ObjectiveError("--dim must be at least 1")
+            return make_objective(FUNCTIONS[self.name], self.dim, shifted=self.shifted)
+        if self.kind in ("dataset", "csv"):
+            return self._fms_objective(seed)
+        return self._import()
+
+    def _fms_objective(self, seed: int | None) -> Objective:
+        from optuna_psms import cli
+        from optuna_psms.fms import make_objective
+
+        X: Any
+        try:
+            if self.kind == "dataset":
+                X, y = cli.load_dataset(self.name)
+            else:
+                if self.target is None:
+                    raise ObjectiveError("--csv needs --target COLUMN (the label column)")
+                X, y = cli.load_csv(self.name, self.target)
+        except cli.UserError as exc:
+            raise ObjectiveError(str(exc)) from None
+        try:
+            return make_objective(
+                X,
+                y,
+                cv=self.cv,
+                metric=self.metric,
+                subsample=self.subsample,
+                random_state=seed,
+            )
+        except ValueError as exc:
+            raise ObjectiveError(str(exc)) from None
+
+    def _import(self) -> Objective:
+        module_name, sep, attr = self.name.partition(":")
+        if not sep or not module_name or not attr:
+            raise ObjectiveError(f"--objective must be MODULE:FUNCTION, got {self.name!r}")
+        if self.path and self.path not in sys.path:
+            sys.path.insert(0, self.path)
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:  # ImportError, or whatever the module raises on import
+            raise ObjectiveError(
+                f"cannot import module {module_name!r}: {type(exc).__name__}: {exc}"
+            ) from None
+        target: Any = module
+        for part in attr.split("."):
+            if not hasattr(target, part):
+                raise ObjectiveError(f"module {module_name!r} has no attribute {attr!r}")
+            target = getattr(target, part)
+        if not callable(target):
+            raise ObjectiveError(f"{self.name} is not callable")
+        objective: Objective = target
+        return objective

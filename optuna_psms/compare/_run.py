@@ -1,0 +1,350 @@
+"""Run samplers x seeds on one objective, one study each, in worker processes; resumable."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
+import concurrent.futures
+import contextlib
+from dataclasses import dataclass
+import multiprocessing
+import queue
+import signal
+import threading
+from typing import Any
+import warnings
+
+import optuna
+from optuna.trial import TrialState
+
+from optuna_psms._registry import make_sampler
+from optuna_psms._registry import SAMPLERS
+from optuna_psms.compare._objective import Objective
+from optuna_psms.compare._objective import ObjectiveSpec
+
+
+ATTR_SAMPLER = "compare:sampler"
+ATTR_SEED = "compare:seed"
+ATTR_OBJECTIVE = "compare:objective"
+ATTR_NAME = "compare:name"
+
+
+class ComparisonError(ValueError):
+    """A comparison cannot start or go on: bad settings, a clash in storage, an objective
+    that fails."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One study of a comparison: a sampler on one seed, to ``n_trials`` COMPLETE trials."""
+
+    study_name: str
+    sampler: str
+    seed: int
+    n_trials: int
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    study_name: str
+    status: str  # "done" | "interrupted" | "error"
+    message: str = ""
+
+
+def study_name(name: str, sampler: str, seed: int) -> str:
+    """``<name>/<sampler>/seed<k>``: the studies of a comparison list side by side."""
+    return f"{name}/{sampler}/seed{seed}"
+
+
+def parse_samplers(names: str | Sequence[str]) -> list[str]:
+    """Sampler names, lower-cased, without duplicates, checked against the registry.
+
+    Raises:
+        ComparisonError: Empty list or an unknown name.
+    """
+    if isinstance(names, str):
+        names = names.split(",")
+    out: list[str] = []
+    for raw in names:
+        key = raw.strip().lower()
+        if not key:
+            continue
+        if key not in SAMPLERS:
+            raise ComparisonError(
+                f"unknown sampler {raw.strip()!r}; choose from {', '.join(SAMPLERS)}"
+            )
+        if key not in out:
+            out.append(key)
+    if not out:
+        raise ComparisonError("no sampler given; e.g. --samplers pso,tpe")
+    return out
+
+
+def make_storage(storage: str | optuna.storages.BaseStorage | None) -> optuna.storages.BaseStorage:
+    """Storage object for a URL; SQLite gets a long lock timeout, since several worker
+    processes write to the same file."""
+    if storage is None:
+        return optuna.storages.InMemoryStorage()
+    if isinstance(storage, optuna.storages.BaseStorage):
+        return storage
+    kwargs: dict[str, Any] = {}
+    if storage.startswith("sqlite"):
+        kwargs = {"connect_args": {"timeout": 120}}
+    try:
+        return optuna.storages.RDBStorage(storage, engine_kwargs=kwargs)
+    except Exception as exc:  # bad URL, unreachable server, missing driver
+        raise ComparisonError(f"cannot open storage {storage!r}: {exc}") from None
+
+
+def _complete(study: optuna.Study) -> int:
+    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+
+
+# ---- worker side ---------------------------------------------------------------------
+
+_progress: Any = None
+_stop: Any = None
+
+
+def _init_worker(progress: Any, stop: Any, verbosity: int) -> None:
+    global _progress, _stop
+    _progress, _stop = progress, stop
+    optuna.logging.set_verbosity(verbosity)
+    # Ctrl-C in a terminal reaches every process of the group; workers ignore it and stop
+    # when the main process sets `stop` (after their current trial).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # already inherited; kept explicit
+
+
+def _top_up(
+    task: Task,
+    objective: Objective,
+    storage: optuna.storages.BaseStorage,
+    on_complete: Callable[[], None],
+    should_stop: Callable[[], bool],
+) -> _Outcome:
+    """Run ``task``'s study until it has ``n_trials`` COMPLETE trials (or is stopped)."""
+    study = optuna.load_study(
+        study_name=task.study_name,
+        storage=storage,
+        sampler=make_sampler(task.sampler, task.seed),
+    )
+
+    def callback(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
+        if trial.state == TrialState.COMPLETE:
+            on_complete()
+        if should_stop():
+            study.stop()
+
+    while True:
+        done = _complete(study)
+        missing = task.n_trials - done
+        if missing <= 0:
+            return _Outcome(task.study_name, "done")
+        if should_stop():
+            return _Outcome(task.study_name, "interrupted")
+        try:
+            study.optimize(objective, n_trials=missing, callbacks=[callback])
+        except Exception as exc:
+            number = max((t.number for t in study.get_trials(deepcopy=False)), default=0)
+            return _Outcome(
+                task.study_name,
+                "error",
+                f"the objective raised {type(exc).__name__}: {exc} "
+                f"(study {task.study_name!r}, trial {number})",
+            )
+        if should_stop():
+            return _Outcome(task.study_name, "interrupted")
+        if _complete(study) == done:
+            return _Outcome(
+                task.study_name,
+                "error",
+                f"no trial completed in {missing} tries of study {task.study_name!r} "
+                "(every trial failed or returned NaN)",
+            )
+
+
+def _build(objective: ObjectiveSpec | Objective, seed: int) -> Objective:
+    return objective.build(seed) if isinstance(objective, ObjectiveSpec) else objective
+
+
+def _run_in_worker(task: Task, objective: ObjectiveSpec | Objective, storage_url: str) -> _Outcome:
+    def on_complete() -> None:
+        _progress.put(1)
+
+    def should_stop() -> bool:
+        return bool(_stop.is_set())
+
+    try:
+        built = _build(objective, task.seed)
+        return _top_up(task, built, make_storage(storage_url), on_complete, should_stop)
+    except Exception as exc:  # reported by the main process in one line
+        return _Outcome(task.study_name, "error", str(exc))
+
+
+# ---- main side -----------------------------------------------------------------------
+
+
+def prepare(
+    storage: optuna.storages.BaseStorage,
+    name: str,
+    samplers: Sequence[str],
+    seeds: Sequence[int],
+    n_trials: int,
+    description: str,
+    metric_name: str,
+    direction: str,
+    resume: bool,
+) -> list[tuple[Task, int]]:
+    """Create the missing studies and return every task with its COMPLETE trial count.
+
+    Raises:
+        ComparisonError: Studies of this comparison exist and ``resume`` is false, or an
+            existing study was made on another objective.
+    """
+    tasks = [Task(study_name(name, s, k), s, k, n_trials) for s in samplers for k in seeds]
+    existing = set(optuna.get_all_study_names(storage))
+    present = [t for t in tasks if t.study_name in existing]
+    if present and not resume:
+        raise ComparisonError(
+            f"comparison {name!r} already has {len(present)} of {len(tasks)} studies in this "
+            "storage; add --resume to continue it, or choose another --name"
+        )
+    out = []
+    for task in tasks:
+        if task.study_name in existing:
+            study = optuna.load_study(study_name=task.study_name, storage=storage)
+            made_on = study.user_attrs.get(ATTR_OBJECTIVE)
+            if made_on != description:
+                raise ComparisonError(
+                    f"study {task.study_name!r} was made on {made_on!r}, not on "
+                    f"{description!r}; choose another --name"
+                )
+            if study.direction.name.lower() != direction:
+                raise ComparisonError(
+                    f"study {task.study_name!r} is to {study.direction.name.lower()}, "
+                    f"not {direction}; choose another --name"
+                )
+        else:
+            study = optuna.create_study(
+                study_name=task.study_name,
+                storage=storage,
+                direction=optuna.study.StudyDirection[direction.upper()],
+            )
+            study.set_user_attr(ATTR_SAMPLER, task.sampler)
+            study.set_user_attr(ATTR_SEED, task.seed)
+            study.set_user_attr(ATTR_OBJECTIVE, description)
+            study.set_user_attr(ATTR_NAME, name)
+            with warnings.catch_warnings():  # experimental in Optuna 4 and 5
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                study.set_metric_names([metric_name])
+        out.append((task, _complete(study)))
+    return out
+
+
+@contextlib.contextmanager
+def _sigint(handler: Any) -> Iterator[None]:
+    """Install a SIGINT handler for the block (main thread only; elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stop_on_sigint(stop: Any) -> Callable[[int, Any], None]:
+    """First Ctrl-C: ask the running studies to stop after their current trial. Second:
+    KeyboardInterrupt at once."""
+
+    def handler(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    return handler
+
+
+def execute(
+    todo: list[Task],
+    objective: ObjectiveSpec | Objective,
+    storage: optuna.storages.BaseStorage,
+    storage_url: str | None,
+    n_workers: int,
+    progress: Callable[[int], None],
+) -> None:
+    """Run the tasks, in this process (``n_workers == 1``) or in worker processes.
+
+    Ctrl-C (SIGINT) lets every running study finish its current trial and stop, so that no
+    trial is left RUNNING; a second Ctrl-C stops at once.
+
+    Raises:
+        ComparisonError: A task failed (the first failure's message).
+        KeyboardInterrupt: Interrupted; the finished trials are in storage.
+    """
+    if not todo:
+        return
+    if n_workers <= 1 or len(todo) == 1:
+        local_stop = threading.Event()
+        with _sigint(_stop_on_sigint(local_stop)):
+            for task in todo:
+                built = _build(objective, task.seed)
+                outcome = _top_up(task, built, storage, lambda: progress(1), local_stop.is_set)
+                if outcome.status == "error":
+                    raise ComparisonError(outcome.message)
+                if outcome.status == "interrupted":
+                    raise KeyboardInterrupt
+        return
+    if storage_url is None:
+        raise ComparisonError(
+            "parallel workers need a storage URL (e.g. sqlite:///compare.db), not in-memory"
+        )
+    ctx = multiprocessing.get_context("spawn")
+    progress_queue = ctx.Queue()
+    stop = ctx.Event()
+    errors: list[str] = []
+    with concurrent.futures.ProcessPoolExecutor(
+        max_workers=min(n_workers, len(todo)),
+        mp_context=ctx,
+        initializer=_init_worker,
+        initargs=(progress_queue, stop, optuna.logging.get_verbosity()),
+    ) as pool:
+        # Workers are started by submit(); started with SIGINT ignored, they keep ignoring
+        # it (Ctrl-C in a terminal reaches the whole process group) and stop on `stop`.
+        with _sigint(signal.SIG_IGN):
+            futures = [pool.submit(_run_in_worker, t, objective, storage_url) for t in todo]
+        pending = set(futures)
+
+        def drain() -> None:
+            while True:
+                try:
+                    progress(progress_queue.get_nowait())
+                except queue.Empty:
+                    return
+
+        with _sigint(_stop_on_sigint(stop)):
+            while pending:
+                done, pending = concurrent.futures.wait(
+                    pending, timeout=0.2, return_when=concurrent.futures.FIRST_COMPLETED
+                )
+                drain()
+                for future in done:
+                    try:
+                        outcome = future.result()
+                    except concurrent.futures.CancelledError:
+                        continue
+                    except Exception as exc:  # a worker process died
+                        outcome = _Outcome("", "error", f"a worker failed: {exc!r}")
+                    if outcome.status == "error" and not errors:
+                        errors.append(outcome.message)
+                        stop.set()
+                if stop.is_set():
+                    for f in pending:
+                        f.cancel()
+        drain()
+    if errors:
+        raise ComparisonError(errors[0])
+    if stop.is_set():
+        raise KeyboardInterrupt

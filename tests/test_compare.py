@@ -1,0 +1,429 @@
+"""Tests of ``optuna-psms compare`` and the comparison figures."""
+
+from __future__ import annotations
+
+from collections import Counter
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from typing import Any
+
+import optuna
+from optuna.trial import TrialState
+import pytest
+
+
+pytest.importorskip("plotly")
+
+from optuna_psms.cli import main
+from optuna_psms.compare import compare_samplers
+from optuna_psms.compare import ComparisonError
+from optuna_psms.compare._stats import summarize
+from optuna_psms.visualization import plot_best_so_far
+from optuna_psms.visualization import plot_final_values
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _states(url: str) -> dict[str, Counter[str]]:
+    return {
+        name: Counter(t.state.name for t in optuna.load_study(study_name=name, storage=url).trials)
+        for name in optuna.get_all_study_names(url)
+    }
+
+
+def _compare(url: str, *extra: str) -> list[str]:
+    return [
+        "compare",
+        "--function",
+        "rastrigin",
+        "--dim",
+        "2",
+        "--samplers",
+        "random,pso",
+        "--storage",
+        url,
+        "--n-workers",
+        "1",
+        "--no-progress-bar",
+        *extra,
+    ]
+
+
+# ---- figures ------------------------------------------------------------------------
+
+
+def _study(values: list[float], direction: str = "minimize", label: str | None = None) -> Any:
+    study = optuna.create_study(direction=direction)
+    dist = optuna.distributions.FloatDistribution(0, 1)
+    for v in values:
+        study.add_trial(
+            optuna.trial.create_trial(params={"x": 0.5}, distributions={"x": dist}, value=v)
+        )
+    if label is not None:
+        study.set_user_attr("compare:sampler", label)
+    return study
+
+
+def test_best_so_far_median_and_band() -> None:
+    runs = {"a": [_study([3, 1, 2]), _study([5, 4, 0])], "b": [_study([1, 1, 1, 1])]}
+    fig = plot_best_so_far(runs)
+    medians = [t for t in fig.data if t.name and t.name.startswith("a ")]
+    assert len(medians) == 1
+    # best so far: [3, 1, 1] and [5, 4, 0]; medians per trial count
+    assert list(medians[0].y) == [4.0, 2.5, 0.5]
+    q25 = fig.data[1].y  # band's lower edge of label "a"
+    assert list(q25) == [3.5, 1.75, 0.25]
+    (median_b,) = [t for t in fig.data if t.name and t.name.startswith("b ")]
+    assert list(median_b.x) == [1, 2, 3, 4]
+
+
+def test_best_so_far_maximize_and_grouping_by_attr() -> None:
+    studies = [_study([1, 3, 2], "maximize", "s"), _study([2, 0, 5], "maximize", "s")]
+    fig = plot_best_so_far(studies, show_runs=True)
+    (median,) = [t for t in fig.data if t.name == "s (n=2)"]
+    assert list(median.y) == [1.5, 2.5, 4.0]  # running maxima [1,3,3] and [2,2,5]
+
+
+def test_final_values_one_box_per_label() -> None:
+    fig = plot_final_values({"a": [_study([3, 1]), _study([2])], "b": [_study([7])]})
+    assert [t.name for t in fig.data] == ["a", "b"]
+    assert sorted(fig.data[0].y) == [1.0, 2.0]
+
+
+def test_figures_reject_bad_inputs() -> None:
+    with pytest.raises(ValueError, match="no study"):
+        plot_best_so_far([])
+    with pytest.raises(ValueError, match="mix minimize and maximize"):
+        plot_final_values([_study([1]), _study([1], "maximize")])
+    multi = optuna.create_study(directions=["minimize", "minimize"])
+    with pytest.raises(ValueError, match="multi-objective"):
+        plot_best_so_far([multi])
+
+
+# ---- table --------------------------------------------------------------------------
+
+
+def test_summarize_wins_and_wilcoxon() -> None:
+    from scipy.stats import wilcoxon
+
+    base = {k: float(k) for k in range(8)}
+    better = {k: float(k) - 1 - 0.1 * k for k in range(8)}
+    rows = summarize({"x": better, "tpe": base}, baseline="tpe")
+    assert (rows[0].wins, rows[0].ties, rows[0].losses) == (8, 0, 0)
+    expected = wilcoxon(list(better.values()), list(base.values())).pvalue
+    assert rows[0].p_value == pytest.approx(expected)
+    assert rows[0].p_value < 0.05
+    assert rows[1].note == "baseline" and rows[1].wins is None
+    flipped = summarize({"x": better, "tpe": base}, baseline="tpe", maximize=True)
+    assert (flipped[0].wins, flipped[0].losses) == (0, 8)
+
+
+def test_summarize_says_when_too_few_seeds() -> None:
+    rows = summarize({"x": {0: 1.0, 1: 2.0, 2: 5.0}, "tpe": {0: 1.0, 1: 3.0, 2: 4.0}})
+    assert rows[0].p_value is None
+    assert "too few: 2 seeds differ" in rows[0].note
+    assert (rows[0].wins, rows[0].ties, rows[0].losses) == (1, 1, 1)
+
+
+# ---- the command --------------------------------------------------------------------
+
+
+def test_compare_function_studies_table_and_report(tmp_path: Any, capsys: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    report = tmp_path / "r.html"
+    code, out, err = _run(
+        _compare(url, "--seeds", "2", "--n-trials", "6", "--report", str(report)), capsys
+    )
+    assert code == 0, err
+    names = sorted(optuna.get_all_study_names(url))
+    assert names == [f"rastrigin-d2/{s}/seed{k}" for s in ("pso", "random", "tpe") for k in (0, 1)]
+    for name, states in _states(url).items():
+        assert states == Counter({"COMPLETE": 6}), name
+    study = optuna.load_study(study_name="rastrigin-d2/pso/seed1", storage=url)
+    assert study.user_attrs["compare:sampler"] == "pso"
+    assert study.user_attrs["compare:seed"] == 1
+    assert study.user_attrs["compare:objective"].startswith("rastrigin function, 2 dimensions")
+    for sampler in ("pso", "random", "tpe"):
+        assert any(line.startswith(sampler + " ") for line in out.splitlines()), out
+    assert "vs tpe W/T/L" in out and "too few" in out
+    text = report.read_text()
+    assert "Plotly.newPlot" in text and "plotly.js" in text.lower()  # plotly.js embedded
+    assert "<script src=" not in text  # nothing to fetch: opens offline
+    assert "Best value so far" in text and '<td class="num">pso</td>' in text
+
+
+def test_resume_runs_only_what_is_missing(tmp_path: Any, capsys: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    code, _, err = _run(
+        _compare(url, "--seeds", "1", "--n-trials", "4", "--report", "none"), capsys
+    )
+    assert code == 0, err
+    before = {
+        n: [t.params for t in optuna.load_study(study_name=n, storage=url).trials]
+        for n in optuna.get_all_study_names(url)
+    }
+    # Same command without --resume: refused, nothing run.
+    code, _, err = _run(
+        _compare(url, "--seeds", "1", "--n-trials", "4", "--report", "none"), capsys
+    )
+    assert code == 2 and "--resume" in err and len(err.strip().splitlines()) == 1
+    # A failed trial in one study is not counted: topped up to n COMPLETE trials.
+    hurt = optuna.load_study(study_name="rastrigin-d2/pso/seed0", storage=url)
+    hurt.tell(hurt.ask(), state=TrialState.FAIL)
+    code, out, err = _run(
+        _compare(url, "--seeds", "2", "--n-trials", "6", "--report", "none", "--resume"), capsys
+    )
+    assert code == 0, err
+    assert "Running 24 trials in 6 studies" in out  # 3 x 2 top-ups of 2, 3 new studies of 6
+    states = _states(url)
+    assert len(states) == 6
+    for name, counts in states.items():
+        assert counts["COMPLETE"] == 6, name
+        assert counts["RUNNING"] == 0
+    assert states["rastrigin-d2/pso/seed0"]["FAIL"] == 1
+    for name, params in before.items():  # the first runs are kept as they were
+        trials = optuna.load_study(study_name=name, storage=url).trials
+        assert [t.params for t in trials[:4]] == params
+    # Everything complete: nothing runs, the table is printed again.
+    code, out, err = _run(
+        _compare(url, "--seeds", "2", "--n-trials", "6", "--report", "none", "--resume"), capsys
+    )
+    assert code == 0 and "nothing to run" in out and "random" in out
+    assert sum(sum(c.values()) for c in _states(url).values()) == 6 * 6 + 1
+
+
+def test_objective_module_function(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
+    (tmp_path / "my_objective_mod.py").write_text(
+        textwrap.dedent(
+            """
+            def score(trial):
+                x = trial.suggest_float("x", -1.0, 1.0)
+                return 1.0 - x * x
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "my_objective_mod", raising=False)
+    url = f"sqlite:///{tmp_path / 'o.db'}"
+    code, out, err = _run(
+        [
+            "compare",
+            "--objective",
+            "my_objective_mod:score",
+            "--direction",
+            "maximize",
+            "--samplers",
+            "random",
+            "--baseline",
+            "none",
+            "--seeds",
+            "2",
+            "--n-trials",
+            "5",
+            "--storage",
+            url,
+            "--report",
+            "none",
+            "--n-workers",
+            "1",
+            "--no-progress-bar",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert "larger is better" in out
+    study = optuna.load_study(study_name="my_objective_mod_score/random/seed0", storage=url)
+    assert study.direction == optuna.study.StudyDirection.MAXIMIZE
+    assert all(t.value == pytest.approx(1.0 - t.params["x"] ** 2) for t in study.trials)
+    assert study.user_attrs["compare:objective"] == "objective my_objective_mod:score"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--function", "nope", "--samplers", "pso"], "unknown function 'nope'"),
+        (["--function", "sphere", "--samplers", "pso,bogus"], "unknown sampler 'bogus'"),
+        (["--function", "sphere", "--samplers", "pso", "--baseline", "x"], "unknown sampler 'x'"),
+        (["--function", "sphere", "--samplers", "pso", "--seeds", "0"], "seeds must be"),
+        (["--function", "sphere", "--samplers", "pso", "--dim", "0"], "--dim must be"),
+        (["--function", "sphere", "--samplers", "pso", "--target", "y"], "--target is only"),
+        (["--csv", "missing.csv", "--samplers", "pso"], "--csv needs --target"),
+        (["--csv", "missing.csv", "--target", "y", "--samplers", "pso"], "CSV file not found"),
+        (["--dataset", "sklearn:nope", "--samplers", "pso"], "unknown dataset"),
+        (["--objective", "no_colon", "--samplers", "pso"], "MODULE:FUNCTION"),
+        (["--objective", "no_such_mod_xyz:f", "--samplers", "pso"], "cannot import module"),
+        (["--objective", "os.path:nope", "--samplers", "pso"], "has no attribute 'nope'"),
+        (
+            ["--function", "sphere", "--samplers", "pso", "--direction", "maximize"],
+            "--direction is only used with --objective",
+        ),
+    ],
+)
+def test_bad_input_is_one_line(
+    argv: list[str], message: str, tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    url = f"sqlite:///{tmp_path / 'bad.db'}"
+    code, _, err = _run(["compare", *argv, "--storage", url, "--no-progress-bar"], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("optuna-psms: error: "), err
+    assert message in lines[0]
+
+
+def test_failing_objective_is_one_line(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
+    (tmp_path / "bad_objective_mod.py").write_text(
+        "def boom(trial):\n    trial.suggest_float('x', 0, 1)\n    raise RuntimeError('broken')\n"
+        "def nan(trial):\n    return float('nan')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "bad_objective_mod", raising=False)
+    url = f"sqlite:///{tmp_path / 'b.db'}"
+    for target, message in [
+        ("boom", "the objective raised RuntimeError: broken"),
+        ("nan", "no trial completed in 3 tries"),
+    ]:
+        argv = ["compare", "--objective", f"bad_objective_mod:{target}", "--samplers", "random"]
+        argv += ["--baseline", "none", "--seeds", "1", "--n-trials", "3", "--storage", url]
+        code, _, err = _run([*argv, "--report", "none", "--no-progress-bar"], capsys)
+        assert code == 2
+        lines = [line for line in err.strip().splitlines() if line.startswith("optuna-psms")]
+        assert len(lines) == 1 and message in lines[0], err
+
+
+def test_parallel_workers_in_memory_refused() -> None:
+    with pytest.raises(ComparisonError, match="storage URL"):
+        compare_samplers("sphere", ["random", "pso"], dim=2, n_seeds=1, n_trials=2, n_workers=2)
+
+
+def test_parallel_workers(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'p.db'}"
+    seen = []
+    result = compare_samplers(
+        "sphere",
+        "pso,random",
+        dim=2,
+        n_seeds=2,
+        n_trials=5,
+        storage=url,
+        baseline="random",
+        n_workers=2,
+        progress=seen.append,
+    )
+    assert sum(seen) == 4 * 5
+    assert {s: len(m) for s, m in result.studies.items()} == {"pso": 2, "random": 2}
+    assert all(c == Counter({"COMPLETE": 5}) for c in _states(url).values())
+    assert "random" in result.format_table()
+    # Each study runs sequentially in one worker: the same trials as the sampler alone.
+    alone = compare_samplers(
+        "sphere", "pso,random", dim=2, n_seeds=2, n_trials=5, baseline="random"
+    )
+    values = {s: [[t.value for t in st.trials] for st in m] for s, m in result.studies.items()}
+    assert values == {
+        s: [[t.value for t in st.trials] for st in m] for s, m in alone.studies.items()
+    }
+
+
+@pytest.mark.slow  # two spawned workers plus a resume: ~15 s on an idle machine
+def test_ctrl_c_is_one_line_and_resumable(tmp_path: Any, monkeypatch: Any) -> None:
+    # From trial 3 on, the objective waits for a file: when Ctrl-C comes, every running
+    # study is inside its trial 3 and none can be complete, whatever the scheduling.
+    go = tmp_path / "go"
+    (tmp_path / "gated_objective_mod.py").write_text(
+        textwrap.dedent(
+            f"""
+            import os, time
+
+            def f(trial):
+                x = trial.suggest_float("x", -1.0, 1.0)
+                while trial.number >= 3 and not os.path.exists({str(go)!r}):
+                    time.sleep(0.05)
+                return x * x
+            """
+        )
+    )
+    url = f"sqlite:///{tmp_path / 'i.db'}"
+    argv = [sys.executable, "-m", "optuna_psms.cli", "compare"]
+    argv += ["--objective", "gated_objective_mod:f", "--samplers", "random,pso", "--seeds", "2"]
+    argv += ["--n-trials", "8", "--storage", url, "--report", "none", "--n-workers", "2"]
+    env = {**os.environ, "PYTHONPATH": REPO}
+    proc = subprocess.Popen(
+        [*argv, "--no-progress-bar"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:  # both workers blocked in trial 3
+            names = optuna.get_all_study_names(url) if (tmp_path / "i.db").exists() else []
+            if len(names) == 6 and sum(c["COMPLETE"] for c in _states(url).values()) >= 6:
+                break
+            time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole group
+        time.sleep(0.5)
+        go.touch()
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines() == [
+        "optuna-psms: interrupted; finished trials are saved, add --resume to continue"
+    ]
+    states = _states(url)
+    # Each worker finished the trial it was in, then stopped; nothing RUNNING or FAILed.
+    assert sorted(c["COMPLETE"] for c in states.values()) == [0, 0, 0, 0, 4, 4]
+    assert all(sum(c.values()) == c["COMPLETE"] for c in states.values())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "gated_objective_mod", raising=False)
+    code = main([*argv[3:], "--resume", "--n-workers", "1", "--no-progress-bar"])
+    assert code == 0
+    assert all(c == Counter({"COMPLETE": 8}) for c in _states(url).values())
+
+
+def test_csv_full_model_selection(tmp_path: Any, capsys: Any) -> None:
+    from sklearn.datasets import load_iris
+
+    frame = load_iris(as_frame=True).frame
+    csv = tmp_path / "flowers.csv"
+    frame.to_csv(csv, index=False)
+    url = f"sqlite:///{tmp_path / 'f.db'}"
+    argv = ["compare", "--csv", str(csv), "--target", "target", "--samplers", "random"]
+    argv += ["--baseline", "none", "--seeds", "1", "--n-trials", "2", "--storage", url]
+    code, out, err = _run([*argv, "--report", "none", "--n-workers", "1"], capsys)
+    assert code == 0, err
+    study = optuna.load_study(study_name="flowers/random/seed0", storage=url)
+    assert study.metric_names == ["BER"]
+    assert study.user_attrs["compare:objective"].startswith("full model selection on ")
+    assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 2
+    assert all("fms:pipeline" in t.user_attrs for t in study.trials)
+    assert "Final best BER" in out
+
+
+@pytest.mark.parametrize("obj", ["compare", "plot_best_so_far", "plot_final_values"])
+def test_docstring_examples_run(obj: str) -> None:
+    import inspect
+
+    import optuna_psms.compare as compare_module
+    from tests.test_docstrings import _examples
+
+    target = compare_module if obj == "compare" else globals()[obj]
+    blocks = _examples(inspect.getdoc(target) or "")
+    assert blocks
+    for code in blocks:
+        exec(compile(code, f"<{obj} docstring>", "exec"), {})
