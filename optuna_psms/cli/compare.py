@@ -1,4 +1,7 @@
-"""``optuna-psms compare``: several samplers x seeds on one objective (see :mod:`optuna_psms.compare`)."""
+"""``optuna-psms compare``: several samplers x seeds on one objective.
+
+The command itself lives in :mod:`optuna_psms.compare`.
+"""
 
 from __future__ import annotations
 
