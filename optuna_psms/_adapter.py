@@ -123,7 +123,7 @@ class _Asked:
 
 class _StudyCache:
     def __init__(self) -> None:
-        self.next_number = 0
+        self.cursor = _compat.ReadCursor()
         self.pending: dict[int, int] = {}  # number -> trial id, unfinished when last read
         self.bare_cursor = 0  # rotation over pending trials that have no record yet
         self.names: list[str] = []
@@ -342,9 +342,8 @@ class PopulationSampler(BaseSampler, abc.ABC):
         ``current``: the trial being asked, as Optuna passed it (saves re-reading it).
         """
         cache = self._cache(study)
-        trials, cache.next_number = _compat.fetch_changed_trials(
-            study, cache.next_number, self._pending_to_read(cache), current
-        )
+        bare_ids, running_ids = self._pending_to_read(cache)
+        trials = _compat.fetch_changed_trials(study, cache.cursor, bare_ids, running_ids, current)
         changed: list[_Parsed] = []
         new_names = dims_changed = False
         for trial in sorted(trials, key=lambda t: t.number):
@@ -403,22 +402,25 @@ class PopulationSampler(BaseSampler, abc.ABC):
         return cache
 
     @staticmethod
-    def _pending_to_read(cache: _StudyCache) -> list[int]:
-        """Unfinished trials to re-read: all that carry a record, a few of the others.
+    def _pending_to_read(cache: _StudyCache) -> tuple[list[int], list[int]]:
+        """Unfinished trials to look at again: ``(bare, running)`` storage ids.
 
-        Trials with a record are running somewhere (at most one per worker). Trials
-        without one are waiting (``enqueue_trial``) or were just created by another
-        worker; there can be many, so a rotating slice of :data:`_BARE_PER_SYNC` of them is
+        Running trials carry a record: only their finishing matters, which storages that
+        filter by state report at the cost of an id each (see
+        :func:`~optuna_psms._compat.fetch_changed_trials`). A trial left RUNNING for ever by a
+        dead worker therefore costs no round trip. Trials without a record ("bare") are
+        waiting (``enqueue_trial``) or were just created by another worker and must be read
+        in full; there can be many, so a rotating slice of :data:`_BARE_PER_SYNC` of them is
         read per call. This process registers the trials it asks itself, so a sequential
         run never waits on that rotation.
         """
-        ids = [tid for num, tid in cache.pending.items() if num in cache.parsed]
+        running = [tid for num, tid in cache.pending.items() if num in cache.parsed]
         bare = [tid for num, tid in cache.pending.items() if num not in cache.parsed]
-        if len(bare) <= _BARE_PER_SYNC:
-            return ids + bare
-        start = cache.bare_cursor % len(bare)
-        cache.bare_cursor = start + _BARE_PER_SYNC
-        return ids + (bare + bare)[start : start + _BARE_PER_SYNC]
+        if len(bare) > _BARE_PER_SYNC:
+            start = cache.bare_cursor % len(bare)
+            cache.bare_cursor = start + _BARE_PER_SYNC
+            bare = (bare + bare)[start : start + _BARE_PER_SYNC]
+        return bare, running
 
     def _register_runs(self, cache: _StudyCache, parsed: list[_Parsed]) -> bool:
         """Record run starts (the earliest start of a run wins).
