@@ -69,6 +69,7 @@ from optuna.trial import TrialState
 
 from optuna_psms import _compat
 from optuna_psms import _records
+from optuna_psms import _runs
 from optuna_psms import _space
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
@@ -137,6 +138,7 @@ class _StudyCache:
         self.run_starts: dict[int, int] = {}
         self.latest_run = 0
         self.strategies: dict[int, Strategy] = {}
+        self.numbering = _runs.Numbering()  # retries (RetryFailedTrialCallback) keep slots
         self.adopted_seed: int | None = None
         self.sign = 1.0
         self.asked: OrderedDict[int, _Asked] = OrderedDict()
@@ -345,7 +347,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
         bare_ids, running_ids = self._pending_to_read(cache)
         trials = _compat.fetch_changed_trials(study, cache.cursor, bare_ids, running_ids, current)
         changed: list[_Parsed] = []
-        new_names = dims_changed = False
+        new_names = dims_changed = retold = False
         for trial in sorted(trials, key=lambda t: t.number):
             prev = cache.parsed.get(trial.number)
             if prev is not None and prev.loss is not None:
@@ -370,6 +372,13 @@ class PopulationSampler(BaseSampler, abc.ABC):
             parsed = self._parse(cache, trial, prev.rec if prev is not None else None)
             if parsed.loss is None and parsed.rec is None:
                 continue
+            if prev is None and parsed.rec is not None:
+                root = _runs.retry_root(trial.number, trial.system_attrs)
+                if root is not None:
+                    replaced = cache.numbering.add_retry(trial.number, root)
+                    told = cache.records.get(replaced) if replaced is not None else None
+                    # A failed trial already told as such: only a replay un-tells it.
+                    retold |= told is not None and told.finished
             cache.parsed[parsed.number] = parsed
             changed.append(parsed)
         if cache.adopted_seed is None:
@@ -378,7 +387,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
                 rec = min(seeds, key=lambda p: p.number).rec
                 assert rec is not None
                 cache.adopted_seed = int(rec.get("s", 0))
-        if new_names:
+        if new_names or retold:
             self._rebuild(cache)
         else:
             if dims_changed:
@@ -393,7 +402,16 @@ class PopulationSampler(BaseSampler, abc.ABC):
                 self._rebuild(cache)
             else:
                 for parsed in changed:
+                    if parsed.number in cache.numbering.superseded:
+                        continue  # retried: the retry stands for it
                     running = cache.records.get(parsed.number)
+                    if running is None and parsed.loss is None:
+                        running = self._running_predecessor(cache, parsed.number)
+                        if running is not None:
+                            # A running retry of a trial told as running: same slot, same
+                            # record; the strategy already holds it.
+                            cache.records[parsed.number] = running
+                            continue
                     if running is not None and running.ours and not running.finished:
                         # Same record, now finished: its arrays are already aligned.
                         self._tell(cache, parsed, running.with_loss(parsed.loss))
@@ -422,6 +440,13 @@ class PopulationSampler(BaseSampler, abc.ABC):
             bare = (bare + bare)[start : start + _BARE_PER_SYNC]
         return bare, running
 
+    @staticmethod
+    def _running_predecessor(cache: _StudyCache, number: int) -> Record | None:
+        """The running record the strategy holds for the trial that retry ``number`` replaces."""
+        previous = cache.numbering.predecessor.get(number)
+        record = cache.records.get(previous) if previous is not None else None
+        return record if record is not None and not record.finished else None
+
     def _register_runs(self, cache: _StudyCache, parsed: list[_Parsed]) -> bool:
         """Record run starts (the earliest start of a run wins).
 
@@ -447,14 +472,18 @@ class PopulationSampler(BaseSampler, abc.ABC):
         cache.run_counts.clear()
         ordered = [cache.parsed[k] for k in sorted(cache.parsed)]
         self._register_runs(cache, ordered)
+        superseded = cache.numbering.superseded
         for parsed in ordered:
-            self._tell(cache, parsed)
+            if parsed.number not in superseded:
+                self._tell(cache, parsed)
 
     def _strategy(self, cache: _StudyCache, run: int) -> Strategy:
         strategy = cache.strategies.get(run)
         if strategy is None:
             start = cache.run_starts.get(run, 0)
-            strategy = self._make_strategy(cache.dims, start)
+            numbering = cache.numbering
+            inner = self._make_strategy(cache.dims, numbering.slot(start))
+            strategy = _runs.Renumbered(inner, numbering, start)
             cache.strategies[run] = strategy
         return strategy
 
