@@ -56,6 +56,7 @@ from dataclasses import dataclass
 import math
 import secrets
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -90,6 +91,8 @@ _FOREIGN_SEED = 0
 _ON_CONVERGED = ("restart", "stop")
 #: Unfinished trials without a record re-read per sync (see ``_pending_to_read``).
 _BARE_PER_SYNC = 16
+#: Longest wait (s) for earlier trials' records before a restart (see ``_await_records``).
+RESTART_WAIT = 5.0
 
 
 def _stored(values: Any) -> np.ndarray:
@@ -338,13 +341,18 @@ class PopulationSampler(BaseSampler, abc.ABC):
             distributions = {n: d for n, d in trial.distributions.items() if n in fixed}
         return _Parsed(trial.number, self._loss(cache, trial), params, distributions, fixed, rec)
 
-    def _sync(self, study: Study, current: FrozenTrial | None = None) -> _StudyCache:
+    def _sync(
+        self, study: Study, current: FrozenTrial | None = None, bare: list[int] | None = None
+    ) -> _StudyCache:
         """Bring the cache up to date with storage (new and previously unfinished trials).
 
         ``current``: the trial being asked, as Optuna passed it (saves re-reading it).
+        ``bare``: the record-less unfinished trials to re-read (default: a rotating slice).
         """
         cache = self._cache(study)
         bare_ids, running_ids = self._pending_to_read(cache)
+        if bare is not None:
+            bare_ids = bare
         trials = _compat.fetch_changed_trials(study, cache.cursor, bare_ids, running_ids, current)
         changed: list[_Parsed] = []
         new_names = dims_changed = retold = False
@@ -585,6 +593,38 @@ class PopulationSampler(BaseSampler, abc.ABC):
             cache.asked.popitem(last=False)
         return asked
 
+    def _await_records(self, study: Study, number: int) -> bool:
+        """Before a restart at trial ``number``: wait for the records of the earlier trials.
+
+        The run start rule: run ``r + 1`` starts at the first trial whose sampler found run
+        ``r`` converged. A trial created by another worker is record-less for the moment
+        between its creation and its sampler's write; an earlier trial may be starting the
+        run right then. Waiting for those records (at most :data:`RESTART_WAIT` seconds,
+        for a worker that died in that moment) makes every later trial see that start, so
+        concurrent workers start one run, not one each. Only asks that would restart wait.
+
+        Returns:
+            Whether anything was read (the run must then be looked up again).
+        """
+        cache = self._cache(study)
+        deadline = time.monotonic() + RESTART_WAIT
+        read = False
+        while True:
+            bare = [
+                tid
+                for num, tid in cache.pending.items()
+                if num < number and num not in cache.parsed
+            ]
+            gap = cache.cursor.next_number < number
+            if not bare and not gap:
+                return read
+            self._sync(study, bare=bare)
+            read = True
+            still = [n for n in cache.pending if n < number and n not in cache.parsed]
+            if (not still and cache.cursor.next_number >= number) or time.monotonic() > deadline:
+                return read
+            time.sleep(0.02)
+
     def _ask(self, study: Study, cache: _StudyCache, trial: FrozenTrial) -> _Asked:
         seed = self._seed_for(cache)
         number = trial.number
@@ -594,6 +634,10 @@ class PopulationSampler(BaseSampler, abc.ABC):
         strategy = self._strategy(cache, run)
         user_attrs: dict[str, Any] = {}
         converged = strategy.converged()
+        if converged and self._on_converged == "restart" and self._await_records(study, number):
+            run = self._run_of_foreign(cache, number)  # perhaps restarted by an earlier trial
+            strategy = self._strategy(cache, run)
+            converged = strategy.converged()
         if converged and self._on_converged == "stop" and cache.stop_logged:
             _compat.stop_optimize(study)
         elif converged:
