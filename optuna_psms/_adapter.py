@@ -56,6 +56,7 @@ from dataclasses import dataclass
 import math
 import secrets
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -69,6 +70,7 @@ from optuna.trial import TrialState
 
 from optuna_psms import _compat
 from optuna_psms import _records
+from optuna_psms import _runs
 from optuna_psms import _space
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
@@ -89,6 +91,8 @@ _FOREIGN_SEED = 0
 _ON_CONVERGED = ("restart", "stop")
 #: Unfinished trials without a record re-read per sync (see ``_pending_to_read``).
 _BARE_PER_SYNC = 16
+#: Longest wait (s) for earlier trials' records before a restart (see ``_await_records``).
+RESTART_WAIT = 5.0
 
 
 def _stored(values: Any) -> np.ndarray:
@@ -123,7 +127,7 @@ class _Asked:
 
 class _StudyCache:
     def __init__(self) -> None:
-        self.next_number = 0
+        self.cursor = _compat.ReadCursor()
         self.pending: dict[int, int] = {}  # number -> trial id, unfinished when last read
         self.bare_cursor = 0  # rotation over pending trials that have no record yet
         self.names: list[str] = []
@@ -137,6 +141,7 @@ class _StudyCache:
         self.run_starts: dict[int, int] = {}
         self.latest_run = 0
         self.strategies: dict[int, Strategy] = {}
+        self.numbering = _runs.Numbering()  # retries (RetryFailedTrialCallback) keep slots
         self.adopted_seed: int | None = None
         self.sign = 1.0
         self.asked: OrderedDict[int, _Asked] = OrderedDict()
@@ -343,17 +348,21 @@ class PopulationSampler(BaseSampler, abc.ABC):
             distributions = {n: d for n, d in trial.distributions.items() if n in fixed}
         return _Parsed(trial.number, self._loss(cache, trial), params, distributions, fixed, rec)
 
-    def _sync(self, study: Study, current: FrozenTrial | None = None) -> _StudyCache:
+    def _sync(
+        self, study: Study, current: FrozenTrial | None = None, bare: list[int] | None = None
+    ) -> _StudyCache:
         """Bring the cache up to date with storage (new and previously unfinished trials).
 
         ``current``: the trial being asked, as Optuna passed it (saves re-reading it).
+        ``bare``: the record-less unfinished trials to re-read (default: a rotating slice).
         """
         cache = self._cache(study)
-        trials, cache.next_number = _compat.fetch_changed_trials(
-            study, cache.next_number, self._pending_to_read(cache), current
-        )
+        bare_ids, running_ids = self._pending_to_read(cache)
+        if bare is not None:
+            bare_ids = bare
+        trials = _compat.fetch_changed_trials(study, cache.cursor, bare_ids, running_ids, current)
         changed: list[_Parsed] = []
-        new_names = dims_changed = False
+        new_names = dims_changed = retold = False
         for trial in sorted(trials, key=lambda t: t.number):
             prev = cache.parsed.get(trial.number)
             if prev is not None and prev.loss is not None:
@@ -378,6 +387,13 @@ class PopulationSampler(BaseSampler, abc.ABC):
             parsed = self._parse(cache, trial, prev.rec if prev is not None else None)
             if parsed.loss is None and parsed.rec is None:
                 continue
+            if prev is None and parsed.rec is not None:
+                root = _runs.retry_root(trial.number, trial.system_attrs)
+                if root is not None:
+                    replaced = cache.numbering.add_retry(trial.number, root)
+                    told = cache.records.get(replaced) if replaced is not None else None
+                    # A failed trial already told as such: only a replay un-tells it.
+                    retold |= told is not None and told.finished
             cache.parsed[parsed.number] = parsed
             changed.append(parsed)
         if cache.adopted_seed is None:
@@ -386,7 +402,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
                 rec = min(seeds, key=lambda p: p.number).rec
                 assert rec is not None
                 cache.adopted_seed = int(rec.get("s", 0))
-        if new_names:
+        if new_names or retold:
             self._rebuild(cache)
         else:
             if dims_changed:
@@ -401,7 +417,16 @@ class PopulationSampler(BaseSampler, abc.ABC):
                 self._rebuild(cache)
             else:
                 for parsed in changed:
+                    if parsed.number in cache.numbering.superseded:
+                        continue  # retried: the retry stands for it
                     running = cache.records.get(parsed.number)
+                    if running is None and parsed.loss is None:
+                        running = self._running_predecessor(cache, parsed.number)
+                        if running is not None:
+                            # A running retry of a trial told as running: same slot, same
+                            # record; the strategy already holds it.
+                            cache.records[parsed.number] = running
+                            continue
                     if running is not None and running.ours and not running.finished:
                         # Same record, now finished: its arrays are already aligned.
                         self._tell(cache, parsed, running.with_loss(parsed.loss))
@@ -410,22 +435,32 @@ class PopulationSampler(BaseSampler, abc.ABC):
         return cache
 
     @staticmethod
-    def _pending_to_read(cache: _StudyCache) -> list[int]:
-        """Unfinished trials to re-read: all that carry a record, a few of the others.
+    def _pending_to_read(cache: _StudyCache) -> tuple[list[int], list[int]]:
+        """Unfinished trials to look at again: ``(bare, running)`` storage ids.
 
-        Trials with a record are running somewhere (at most one per worker). Trials
-        without one are waiting (``enqueue_trial``) or were just created by another
-        worker; there can be many, so a rotating slice of :data:`_BARE_PER_SYNC` of them is
+        Running trials carry a record: only their finishing matters, which storages that
+        filter by state report at the cost of an id each (see
+        :func:`~optuna_psms._compat.fetch_changed_trials`). A trial left RUNNING for ever by a
+        dead worker therefore costs no round trip. Trials without a record ("bare") are
+        waiting (``enqueue_trial``) or were just created by another worker and must be read
+        in full; there can be many, so a rotating slice of :data:`_BARE_PER_SYNC` of them is
         read per call. This process registers the trials it asks itself, so a sequential
         run never waits on that rotation.
         """
-        ids = [tid for num, tid in cache.pending.items() if num in cache.parsed]
+        running = [tid for num, tid in cache.pending.items() if num in cache.parsed]
         bare = [tid for num, tid in cache.pending.items() if num not in cache.parsed]
-        if len(bare) <= _BARE_PER_SYNC:
-            return ids + bare
-        start = cache.bare_cursor % len(bare)
-        cache.bare_cursor = start + _BARE_PER_SYNC
-        return ids + (bare + bare)[start : start + _BARE_PER_SYNC]
+        if len(bare) > _BARE_PER_SYNC:
+            start = cache.bare_cursor % len(bare)
+            cache.bare_cursor = start + _BARE_PER_SYNC
+            bare = (bare + bare)[start : start + _BARE_PER_SYNC]
+        return bare, running
+
+    @staticmethod
+    def _running_predecessor(cache: _StudyCache, number: int) -> Record | None:
+        """The running record the strategy holds for the trial that retry ``number`` replaces."""
+        previous = cache.numbering.predecessor.get(number)
+        record = cache.records.get(previous) if previous is not None else None
+        return record if record is not None and not record.finished else None
 
     def _register_runs(self, cache: _StudyCache, parsed: list[_Parsed]) -> bool:
         """Record run starts (the earliest start of a run wins).
@@ -452,14 +487,18 @@ class PopulationSampler(BaseSampler, abc.ABC):
         cache.run_counts.clear()
         ordered = [cache.parsed[k] for k in sorted(cache.parsed)]
         self._register_runs(cache, ordered)
+        superseded = cache.numbering.superseded
         for parsed in ordered:
-            self._tell(cache, parsed)
+            if parsed.number not in superseded:
+                self._tell(cache, parsed)
 
     def _strategy(self, cache: _StudyCache, run: int) -> Strategy:
         strategy = cache.strategies.get(run)
         if strategy is None:
             start = cache.run_starts.get(run, 0)
-            strategy = self._make_strategy(cache.dims, start)
+            numbering = cache.numbering
+            inner = self._make_strategy(cache.dims, numbering.slot(start))
+            strategy = _runs.Renumbered(inner, numbering, start)
             cache.strategies[run] = strategy
         return strategy
 
@@ -586,6 +625,38 @@ class PopulationSampler(BaseSampler, abc.ABC):
             cache.asked.popitem(last=False)
         return asked
 
+    def _await_records(self, study: Study, number: int) -> bool:
+        """Before a restart at trial ``number``: wait for the records of the earlier trials.
+
+        The run start rule: run ``r + 1`` starts at the first trial whose sampler found run
+        ``r`` converged. A trial created by another worker is record-less for the moment
+        between its creation and its sampler's write; an earlier trial may be starting the
+        run right then. Waiting for those records (at most :data:`RESTART_WAIT` seconds,
+        for a worker that died in that moment) makes every later trial see that start, so
+        concurrent workers start one run, not one each. Only asks that would restart wait.
+
+        Returns:
+            Whether anything was read (the run must then be looked up again).
+        """
+        cache = self._cache(study)
+        deadline = time.monotonic() + RESTART_WAIT
+        read = False
+        while True:
+            bare = [
+                tid
+                for num, tid in cache.pending.items()
+                if num < number and num not in cache.parsed
+            ]
+            gap = cache.cursor.next_number < number
+            if not bare and not gap:
+                return read
+            self._sync(study, bare=bare)
+            read = True
+            still = [n for n in cache.pending if n < number and n not in cache.parsed]
+            if (not still and cache.cursor.next_number >= number) or time.monotonic() > deadline:
+                return read
+            time.sleep(0.02)
+
     def _ask(self, study: Study, cache: _StudyCache, trial: FrozenTrial) -> _Asked:
         seed = self._seed_for(cache)
         number = trial.number
@@ -595,6 +666,10 @@ class PopulationSampler(BaseSampler, abc.ABC):
         strategy = self._strategy(cache, run)
         user_attrs: dict[str, Any] = {}
         converged = strategy.converged()
+        if converged and self._on_converged == "restart" and self._await_records(study, number):
+            run = self._run_of_foreign(cache, number)  # perhaps restarted by an earlier trial
+            strategy = self._strategy(cache, run)
+            converged = strategy.converged()
         if converged and self._on_converged == "stop" and cache.stop_logged:
             _compat.stop_optimize(study)
         elif converged:

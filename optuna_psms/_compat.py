@@ -10,18 +10,25 @@ module and one test file.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from typing import TYPE_CHECKING
 
+from optuna.storages import JournalStorage
+from optuna.storages import RDBStorage
+from optuna.storages._cached_storage import _CachedStorage
 from optuna.trial import FrozenTrial
+from optuna.trial import TrialState
 
 
 if TYPE_CHECKING:
     from optuna.storages import BaseStorage
     from optuna.study import Study
 
-#: Above this many unseen trials, read them in one ``get_all_trials`` call.
-_BULK_THRESHOLD = 64
+_FINISHED = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
+#: A trial id no trial has (``RDBStorage``'s ids are 32-bit): "no trial above this one".
+_NO_ID = 2**31 - 1
 
 
 def storage_of(study: Study) -> tuple[BaseStorage, int]:
@@ -56,49 +63,150 @@ def set_user_attrs(study: Study, trial: FrozenTrial, attrs: dict[str, Any]) -> N
         storage.set_trial_user_attr(tid, key, value)
 
 
+@dataclass
+class ReadCursor:
+    """Where the incremental read of a study stands.
+
+    Attributes:
+        next_number: The first trial number not read yet (trials ``< next_number`` were read).
+        last_id: The storage id of trial ``next_number - 1`` (``-1``: nothing read).
+    """
+
+    next_number: int = 0
+    last_id: int = -1
+
+
 def fetch_changed_trials(
     study: Study,
-    next_number: int,
-    pending_ids: list[int],
+    cursor: ReadCursor,
+    bare_ids: Sequence[int] = (),
+    running_ids: Sequence[int] = (),
     current: FrozenTrial | None = None,
-) -> tuple[list[FrozenTrial], int]:
-    """Trials that may have changed since the last call, without reading the whole study.
+) -> list[FrozenTrial]:
+    """Trials that may have changed since the last call, in as few round trips as possible.
 
     Args:
         study: The study.
-        next_number: The first trial number not read yet.
-        pending_ids: Storage ids of trials read earlier while unfinished.
+        cursor: Advanced in place past the trials read.
+        bare_ids: Storage ids of unfinished trials to read again in full (their sampler
+            record may have been written since).
+        running_ids: Storage ids of unfinished trials read earlier whose record is known:
+            only their finishing matters. A storage that can filter by state returns just
+            those that finished; others may return them all.
         current: The trial being asked, as the sampler received it (a fresh read). When its
-            number is ``next_number`` or later, it is used as read and no later trial is
-            probed: those were created after it and are read by the next call.
+            number is ``cursor.next_number`` and nothing else is asked for, it is used as read.
 
     Returns:
-        The re-read pending trials and the new trials, and the next unread trial number.
-        Cost: one read per pending trial plus one per new trial (a single bulk read when
-        many trials are new, e.g. when a fresh process opens a long study).
+        The new trials (numbers ``>= cursor.next_number``, possibly beyond ``current``), the
+        ``bare_ids`` trials and the ``running_ids`` trials that finished (possibly more of
+        them), in no particular order.
+
+    Cost per call, whatever the number of trials or of trials left RUNNING:
+
+    * RDB (SQLite, PostgreSQL, MySQL): at most two queries: one for the running trials
+      that finished (filtered by state in SQL, so an abandoned RUNNING trial costs an id in
+      an ``IN`` list), one for the new and bare trials, skipped when the only new trial is
+      ``current``.
+    * Optuna's gRPC storage proxy: one ``GetTrials`` call (the proxy cannot filter by state,
+      so running trials come back in full).
+    * Journal storage: one read of the log's new lines.
+    * Any other storage: one ``get_trial`` per trial asked for and per new trial.
     """
     storage, study_id = storage_of(study)
-    if next_number == 0:
-        trials = storage.get_all_trials(study_id, deepcopy=False)
-        return list(trials), len(trials)
-    out = [storage.get_trial(tid) for tid in pending_ids]
-    stop = current.number if current is not None and current.number >= next_number else -1
-    number = next_number
-    while True:
-        if number == stop:
+    only_current = current is not None and current.number == cursor.next_number and not bare_ids
+    rdb = _rdb_backend(storage)
+    if rdb is not None:
+        out: list[FrozenTrial] = []
+        if running_ids:
+            out += rdb._get_trials(
+                study_id,
+                states=_FINISHED,
+                included_trial_ids=set(running_ids),
+                trial_id_greater_than=_NO_ID,
+            )
+        if only_current:
             assert current is not None
             out.append(current)
-            return out, number + 1
+        else:
+            out += rdb._get_trials(
+                study_id,
+                states=None,
+                included_trial_ids=set(bare_ids),
+                trial_id_greater_than=cursor.last_id,
+            )
+    elif _is_grpc_proxy(storage):
+        if only_current and not running_ids:
+            assert current is not None
+            out = [current]
+        else:
+            out = _grpc_get_trials(storage, study_id, [*bare_ids, *running_ids], cursor.last_id)
+            if only_current:
+                assert current is not None
+                out = [t for t in out if t.number != current.number] + [current]
+    elif isinstance(storage, JournalStorage):
+        with storage._thread_lock:
+            storage._sync_with_backend()
+            replay = storage._replay_result
+            out = [replay.get_trial(tid) for tid in (*bare_ids, *running_ids)]
+            ids = replay._study_id_to_trial_ids[study_id]
+            out += [replay.get_trial(tid) for tid in ids[cursor.next_number :]]
+    else:
+        out = [storage.get_trial(tid) for tid in (*bare_ids, *running_ids)]
+        out += _new_one_by_one(storage, study_id, cursor.next_number, current)
+    _advance(cursor, out)
+    return out
+
+
+def _advance(cursor: ReadCursor, trials: list[FrozenTrial]) -> None:
+    """Move ``cursor`` past the contiguous run of trial numbers read."""
+    by_number = {t.number: t for t in trials if t.number >= cursor.next_number}
+    while cursor.next_number in by_number:
+        cursor.last_id = trial_id(by_number[cursor.next_number])
+        cursor.next_number += 1
+
+
+def _new_one_by_one(
+    storage: BaseStorage, study_id: int, number: int, current: FrozenTrial | None
+) -> list[FrozenTrial]:
+    if number == 0:
+        return list(storage.get_all_trials(study_id, deepcopy=False))
+    out = []
+    while True:
+        if current is not None and number == current.number:
+            out.append(current)
+            return out
         try:
             tid = storage.get_trial_id_from_study_id_trial_number(study_id, number)
         except KeyError:
-            return out, number
-        if number - next_number >= _BULK_THRESHOLD:
-            trials = storage.get_all_trials(study_id, deepcopy=False)
-            out.extend(t for t in trials if t.number >= number)
-            return out, max(number, len(trials))
+            return out
         out.append(storage.get_trial(tid))
         number += 1
+
+
+def _rdb_backend(storage: BaseStorage) -> RDBStorage | None:
+    """The :class:`~optuna.storages.RDBStorage` behind ``storage`` (Optuna wraps it in a cache)."""
+    if isinstance(storage, _CachedStorage):
+        storage = storage._backend
+    return storage if isinstance(storage, RDBStorage) else None
+
+
+def _is_grpc_proxy(storage: BaseStorage) -> bool:
+    # Not imported up front: the proxy needs grpcio, an optional dependency.
+    return type(storage).__name__ == "GrpcStorageProxy" and hasattr(storage, "_stub")
+
+
+def _grpc_get_trials(
+    storage: Any, study_id: int, included: list[int], greater_than: int
+) -> list[FrozenTrial]:
+    """One ``GetTrials`` call: trials with an id in ``included`` or above ``greater_than``."""
+    from optuna.storages._grpc import servicer
+    from optuna.storages._grpc.auto_generated import api_pb2
+
+    request = api_pb2.GetTrialsRequest(
+        study_id=study_id, included_trial_ids=included, trial_id_greater_than=greater_than
+    )
+    reply = storage._stub.GetTrials(request)
+    return [servicer._from_proto_trial(t) for t in reply.trials]
 
 
 def stop_optimize(study: Study) -> bool:

@@ -60,39 +60,68 @@ def test_fetch_changed_trials_is_incremental(study: optuna.Study) -> None:
     t0 = study.ask()
     study.tell(t0, 1.0)
     running = study.ask()
-    trials, nxt = _compat.fetch_changed_trials(study, 0, [])
-    assert [t.number for t in trials] == [0, 1] and nxt == 2
+    cursor = _compat.ReadCursor()
+    trials = _compat.fetch_changed_trials(study, cursor)
+    assert [t.number for t in trials] == [0, 1] and cursor.next_number == 2
+    assert cursor.last_id == running._trial_id
     pending = [running._trial_id]
-    trials, nxt = _compat.fetch_changed_trials(study, nxt, pending)
-    assert [t.number for t in trials] == [1] and trials[0].state == TrialState.RUNNING
+    trials = _compat.fetch_changed_trials(study, cursor, running_ids=pending)
+    # A running trial that has not finished: nothing to report (some storages return it).
+    assert all(t.number == 1 and t.state == TrialState.RUNNING for t in trials)
     study.tell(running, 2.0)
     study.tell(study.ask(), 3.0)
-    trials, nxt = _compat.fetch_changed_trials(study, nxt, pending)
-    assert sorted(t.number for t in trials) == [1, 2] and nxt == 3
+    trials = _compat.fetch_changed_trials(study, cursor, running_ids=pending)
+    assert sorted(t.number for t in trials) == [1, 2] and cursor.next_number == 3
     assert all(t.state == TrialState.COMPLETE for t in trials)
+
+
+def test_fetch_changed_trials_reads_bare_trials_in_full(study: optuna.Study) -> None:
+    cursor = _compat.ReadCursor()
+    bare = study.ask()
+    _compat.fetch_changed_trials(study, cursor)
+    study._storage.set_trial_system_attr(bare._trial_id, "psms:rec", "{}")
+    (again,) = _compat.fetch_changed_trials(study, cursor, bare_ids=[bare._trial_id])
+    assert again.number == 0 and again.system_attrs["psms:rec"] == "{}"
 
 
 def test_fetch_changed_trials_uses_the_trial_being_asked(study: optuna.Study) -> None:
     study.tell(study.ask(), 1.0)
-    _, nxt = _compat.fetch_changed_trials(study, 0, [])
+    cursor = _compat.ReadCursor()
+    _compat.fetch_changed_trials(study, cursor)
     skipped = study.ask()  # created by "another worker" before ours
     ours = study.ask()
-    later = study.ask()  # created after ours: left for the next call
     current = study._storage.get_trial(ours._trial_id)
-    trials, nxt2 = _compat.fetch_changed_trials(study, nxt, [], current)
-    assert [t.number for t in trials] == [skipped.number, ours.number]
-    assert trials[-1] is current and nxt2 == ours.number + 1
-    trials, nxt3 = _compat.fetch_changed_trials(study, nxt2, [], current)  # already read
-    assert [t.number for t in trials] == [later.number] and nxt3 == later.number + 1
+    trials = _compat.fetch_changed_trials(study, cursor, current=current)
+    assert sorted(t.number for t in trials) == [skipped.number, ours.number]
+    assert cursor.next_number == ours.number + 1
+    later = study.ask()  # created after ours
+    nxt = study._storage.get_trial(later._trial_id)
+    trials = _compat.fetch_changed_trials(study, cursor, current=nxt)  # only the current one
+    assert trials == [nxt] and cursor.next_number == later.number + 1
 
 
-def test_fetch_changed_trials_switches_to_one_bulk_read(study: optuna.Study) -> None:
+def test_fetch_changed_trials_reads_many_new_trials(study: optuna.Study) -> None:
     study.tell(study.ask(), 0.0)
-    _, nxt = _compat.fetch_changed_trials(study, 0, [])
+    cursor = _compat.ReadCursor()
+    _compat.fetch_changed_trials(study, cursor)
     for i in range(150):
         study.tell(study.ask(), float(i))
-    trials, nxt = _compat.fetch_changed_trials(study, nxt, [])
-    assert sorted(t.number for t in trials) == list(range(1, 151)) and nxt == 151
+    trials = _compat.fetch_changed_trials(study, cursor)
+    assert sorted(t.number for t in trials) == list(range(1, 151))
+    assert cursor.next_number == 151
+
+
+def test_abandoned_running_trials_cost_no_query_on_an_rdb(tmp_path: Any) -> None:
+    """The RDB path asks SQL for the running trials that finished: none comes back."""
+    storage = optuna.storages.RDBStorage(f"sqlite:///{tmp_path}/a.db")
+    study = optuna.create_study(storage=storage)
+    abandoned = [study.ask()._trial_id for _ in range(30)]
+    cursor = _compat.ReadCursor()
+    assert len(_compat.fetch_changed_trials(study, cursor)) == 30
+    finished = study.ask()
+    study.tell(finished, 1.0)
+    trials = _compat.fetch_changed_trials(study, cursor, running_ids=abandoned)
+    assert [t.number for t in trials] == [finished.number]
 
 
 def test_stop_optimize_only_inside_optimize(study: optuna.Study) -> None:

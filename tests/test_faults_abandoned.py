@@ -48,17 +48,7 @@ def _calls_per_trial(sampler: str, n_abandoned: int, tmp: Path) -> float:
     return sum(calls.values()) / N_MEASURED
 
 
-_BATCHED_READS = pytest.mark.xfail(
-    strict=True,
-    reason="needs i8-adapter's batched read of changed trials (issue 8 items 2/4): "
-    "_compat.fetch_changed_trials re-reads every pending trial with one get_trial each",
-)
-
-
-@pytest.mark.parametrize(
-    "sampler",
-    [pytest.param(s, marks=_BATCHED_READS) for s in ("pso", "afgs", "umda")],
-)
+@pytest.mark.parametrize("sampler", ["pso", "afgs", "umda"])
 def test_abandoned_trials_add_no_round_trips(sampler: str, tmp_path: Path) -> None:
     random_calls = _calls_per_trial("random", N_ABANDONED, tmp_path)  # Optuna's own
     none = _calls_per_trial(sampler, 0, tmp_path)

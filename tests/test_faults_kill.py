@@ -178,17 +178,9 @@ RDBS = {
 }
 
 
-_RETRY_FIX = pytest.mark.xfail(
-    strict=True,
-    reason="needs i8-adapter's retry exactly-once fix (issue 8 item 3): the retry adopts the "
-    "dead trial's copied record, so the slot of the retry's own trial number is never "
-    "evaluated (a particle skips an iteration)",
-)
-
-
 @pytest.mark.services
 @pytest.mark.slow
-@pytest.mark.parametrize("backend", [pytest.param(b, marks=_RETRY_FIX) for b in sorted(RDBS)])
+@pytest.mark.parametrize("backend", sorted(RDBS))
 def test_kill_9_with_heartbeat_loses_nothing_and_retries_exactly_once(
     backend: str, tmp_path: Path
 ) -> None:

@@ -213,7 +213,12 @@ def scenario_grpc(args: argparse.Namespace) -> None:
 
 
 class grpc_proxy:
-    """A gRPC storage proxy server in a child process; ``with`` gives its ``grpc:`` spec."""
+    """A gRPC storage proxy server in a child process; ``with`` gives its ``grpc:`` spec.
+
+    The server holds ``optuna.storages.get_storage(url)``: the RDB behind Optuna's trial
+    cache, as Optuna's documentation deploys it, so a ``GetTrials`` call reads only the new
+    and unfinished trials from the database (docs/deployment.md).
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -227,7 +232,7 @@ class grpc_proxy:
             "import warnings, optuna; warnings.simplefilter('ignore'); "
             "optuna.logging.set_verbosity(optuna.logging.WARNING); "
             "optuna.storages.run_grpc_proxy_server("
-            f"optuna.storages.RDBStorage({self.url!r}), host='127.0.0.1', port={self.port})"
+            f"optuna.storages.get_storage({self.url!r}), host='127.0.0.1', port={self.port})"
         )
         self.proc = subprocess.Popen([sys.executable, "-c", code])
         deadline = time.monotonic() + 60
