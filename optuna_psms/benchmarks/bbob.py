@@ -154,7 +154,7 @@ class Problem:
         self.name = str(self._problem.id)
         self.f_opt = optimal_value(function_id, self.instance_id)
 
-    def __call__(self, x: Sequence[float]) -> float:
+    def __call__(self, x: Sequence[float] | np.ndarray) -> float:
         return float(self._problem(np.asarray(x, dtype=float))) - self.f_opt
 
 
