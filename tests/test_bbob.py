@@ -86,6 +86,14 @@ def test_script_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     bbob.main(["--from-json", str(out)])
     again = capsys.readouterr().out
     assert again.splitlines()[:8] == first.splitlines()[:8]
+    # A second invocation with another sampler merges into one table.
+    other = tmp_path / "other.json"
+    argv = ["--samplers", "random", "cmaes", "--functions", "1,2", "--dim", "2"]
+    bbob.main(argv + ["--trials", "12", "--seeds", "2", "--json", str(other)])
+    capsys.readouterr()
+    bbob.main(["--from-json", str(out), str(other)])
+    merged = capsys.readouterr().out
+    assert "| function | random | pso | cmaes |" in merged
 
 
 def test_summary_normalizes_by_random() -> None:

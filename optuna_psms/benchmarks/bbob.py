@@ -302,6 +302,27 @@ def _parse_ids(text: str) -> list[int]:
     return out
 
 
+def _merge(paths: list[str], parser: argparse.ArgumentParser) -> tuple[dict[str, Any], list[Any]]:
+    """One run from several saved ones (seeded runs are identical across invocations)."""
+    meta: dict[str, Any] = {}
+    runs: dict[tuple[str, int, int, int], Any] = {}
+    for path in paths:
+        with open(path) as fh:
+            saved = json.load(fh)
+        m = saved["meta"]
+        if meta:
+            for key in ("dim", "trials", "seeds", "instances", "functions"):
+                if m[key] != meta[key]:
+                    parser.error(f"--from-json: {path} differs in {key}")
+            meta["samplers"] += [s for s in m["samplers"] if s not in meta["samplers"]]
+            meta["command"] += " + " + m["command"]
+        else:
+            meta = dict(m)
+        for run in saved["runs"]:
+            runs[(run["sampler"], run["function"], run["instance"], run["seed"])] = run
+    return meta, list(runs.values())
+
+
 def main(argv: list[str] | None = None) -> None:
     from optuna_psms._registry import SAMPLERS
 
@@ -316,13 +337,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--instances", default="1", help="instance indices, e.g. 1-5")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--json", default=None, help="save every run's trace here")
-    parser.add_argument("--from-json", default=None, help="summarize a saved run instead")
+    parser.add_argument(
+        "--from-json",
+        nargs="*",
+        default=None,
+        help="summarize saved runs instead (several files: merged; same settings required)",
+    )
     parser.add_argument("--plots", default=None, help="directory for ECDF/convergence PNGs")
     args = parser.parse_args(argv)
     if args.from_json:
-        with open(args.from_json) as fh:
-            saved = json.load(fh)
-        meta, runs = saved["meta"], saved["runs"]
+        meta, runs = _merge(args.from_json, parser)
         samplers, functions = meta["samplers"], meta["functions"]
     else:
         functions = _parse_ids(args.functions)
