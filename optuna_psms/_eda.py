@@ -12,8 +12,9 @@ from optuna_psms.core.eda import BUMDAStrategy
 from optuna_psms.core.eda import UMDAStrategy
 
 
-#: With a budget and no ``population_size``, the population is ``budget // BUDGET_GENERATIONS``
-#: clipped to ``[BUDGET_MIN_POPULATION, 50]`` (see ``docs/eda.md`` for the measurements).
+#: With a budget and no ``population_size``, the population is
+#: ``budget // BUDGET_GENERATIONS`` clipped to ``[BUDGET_MIN_POPULATION, 50]``
+#: (measurements: ``docs/benchmarks.md``, "Budget-aware settings").
 BUDGET_GENERATIONS = 10
 BUDGET_MIN_POPULATION = 10
 

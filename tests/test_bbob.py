@@ -61,11 +61,26 @@ def test_bad_problem_is_one_line_error(args: tuple[int, int, int]) -> None:
         bbob.Problem(*args)
 
 
-def test_unknown_sampler_is_rejected() -> None:
+@pytest.mark.parametrize(
+    "name",
+    ["nope", "tpe@budget", "pso@later", 'tpe{"seed": 1}', "pso{bad", "pso[1]", 'pso{"nope": 1}'],
+)
+def test_unknown_sampler_is_rejected(name: str) -> None:
     with pytest.raises(ValueError, match="unknown sampler"):
-        bbob.build_sampler("nope", 0, 10)
-    with pytest.raises(ValueError, match="unknown sampler"):
-        bbob.build_sampler("tpe@budget", 0, 10)
+        bbob.build_sampler(name, 0, 10)
+
+
+def test_sampler_names_with_budget_and_arguments() -> None:
+    from optuna_psms import PSOSampler
+
+    plain = bbob.build_sampler("pso", 0, 200)
+    budgeted = bbob.build_sampler("pso@budget", 0, 200)
+    absorb = bbob.build_sampler('pso@budget{"boundary": "absorb", "swarm_size": 10}', 0, 200)
+    assert isinstance(budgeted, PSOSampler) and isinstance(absorb, PSOSampler)
+    assert plain._params["n_iterations"] == 50  # type: ignore[attr-defined]
+    assert budgeted._params["n_iterations"] == 40  # type: ignore[attr-defined]
+    assert absorb._params["n_iterations"] == 20  # type: ignore[attr-defined]
+    assert absorb._params["boundary"] == "absorb"  # type: ignore[attr-defined]
 
 
 def test_script_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -76,9 +91,11 @@ def test_script_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     bbob.main(argv)
     first = capsys.readouterr().out
     assert "| f1 sphere | 1 |" in first and "**normalized regret**" in first
+    assert "| % coordinates exactly on a wall | 0.0 |" in first
     saved = json.loads(out.read_text())
     assert len(saved["runs"]) == 2 * 2 * 2
     for run in saved["runs"]:
+        assert 0.0 <= run["wall"] <= 1.0 and 0.0 <= run["centre"] <= 1.0
         trace = run["trace"]
         assert len(trace) == 12 and all(a >= b for a, b in zip(trace, trace[1:]))
     assert (plots / "ecdf.png").stat().st_size > 0

@@ -191,14 +191,35 @@ def make_objective(
 
 
 def build_sampler(name: str, seed: int, trials: int) -> optuna.samplers.BaseSampler:
-    """The sampler ``name`` seeded with ``seed``; ``NAME@budget`` gets ``budget=trials``."""
+    """The sampler ``name`` seeded with ``seed``.
+
+    ``NAME@budget`` gets ``budget=trials``; ``NAME{json}`` or ``NAME@budget{json}`` passes
+    the JSON object's keys as keyword arguments (this package's samplers), e.g.
+    ``pso@budget{"boundary": "absorb"}``.
+    """
     from optuna_psms._registry import SAMPLERS
 
-    base, _, suffix = name.partition("@")
-    if suffix:
-        if suffix != "budget" or base not in _BUDGETED:
-            raise ValueError(f"unknown sampler {name!r}: NAME@budget exists for {_BUDGETED}.")
-        return _budgeted(base, seed, trials)
+    base, brace, text = name.partition("{")
+    extra: dict[str, Any] = {}
+    if brace:
+        try:
+            extra = json.loads(brace + text)
+        except ValueError as exc:
+            raise ValueError(f"unknown sampler {name!r}: bad JSON arguments ({exc}).") from exc
+        if not isinstance(extra, dict):
+            raise ValueError(f"unknown sampler {name!r}: the arguments must be a JSON object.")
+    base, _, suffix = base.partition("@")
+    if suffix or brace:
+        if suffix not in ("", "budget") or base not in _BUDGETED:
+            raise ValueError(
+                f"unknown sampler {name!r}: NAME@budget and NAME{{json}} exist for {_BUDGETED}."
+            )
+        if suffix:
+            extra.setdefault("budget", trials)
+        try:
+            return _ours(base, seed, extra)
+        except TypeError as exc:
+            raise ValueError(f"unknown sampler {name!r}: {exc}.") from exc
     if name not in SAMPLERS:
         raise ValueError(f"unknown sampler {name!r}; choose one of {', '.join(SAMPLERS)}.")
     return SAMPLERS[name](seed)
@@ -207,7 +228,7 @@ def build_sampler(name: str, seed: int, trials: int) -> optuna.samplers.BaseSamp
 _BUDGETED = ("pso", "pso_ring", "pattern", "dfgs", "afgs", "umda", "bumda", "drs")
 
 
-def _budgeted(base: str, seed: int, budget: int) -> optuna.samplers.BaseSampler:
+def _ours(base: str, seed: int, extra: dict[str, Any]) -> optuna.samplers.BaseSampler:
     from optuna_psms import BUMDASampler
     from optuna_psms import DynamicRandomSampler
     from optuna_psms import FocusedGridSampler
@@ -215,7 +236,7 @@ def _budgeted(base: str, seed: int, budget: int) -> optuna.samplers.BaseSampler:
     from optuna_psms import PSOSampler
     from optuna_psms import UMDASampler
 
-    kw: dict[str, Any] = {"seed": seed, "budget": budget}
+    kw: dict[str, Any] = {"seed": seed, **extra}
     factories: dict[str, Callable[[], optuna.samplers.BaseSampler]] = {
         "pso": lambda: PSOSampler(**kw),
         "pso_ring": lambda: PSOSampler(topology="ring", **kw),
@@ -231,8 +252,9 @@ def _budgeted(base: str, seed: int, budget: int) -> optuna.samplers.BaseSampler:
 
 def run_one(
     sampler: str, function_id: int, dim: int, instance: int, trials: int, seed: int
-) -> list[float]:
-    """Best-so-far regret after each trial of one run."""
+) -> tuple[list[float], float, float]:
+    """Best-so-far regret after each trial of one run, and the shares of coordinates
+    exactly on a wall (``-5`` or ``5``) and exactly on the centre (``0``)."""
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     study = optuna.create_study(sampler=build_sampler(sampler, seed, trials))
     objective = make_objective(function_id, dim, instance)
@@ -246,7 +268,8 @@ def run_one(
         trace.append(best)
 
     study.optimize(objective, n_trials=trials, callbacks=[record])
-    return trace
+    x = np.array([[t.params[f"x{i}"] for i in range(dim)] for t in study.trials])
+    return trace, float(np.mean(np.abs(x) == UPPER)), float(np.mean(x == 0.0))
 
 
 def _ratio(value: float, reference: float) -> float:
@@ -268,7 +291,19 @@ def summarize(
     }
     normalized = {s: statistics.fmean(ratio[(s, f)] for f in functions) for s in samplers}
     losses = {s: [f for f in functions if ratio[(s, f)] > 1.0] for s in samplers}
-    return {"median": median, "ratio": ratio, "normalized": normalized, "losses": losses}
+    out: dict[str, Any] = {
+        "median": median,
+        "ratio": ratio,
+        "normalized": normalized,
+        "losses": losses,
+    }
+    for key in ("wall", "centre"):
+        values: dict[str, list[float]] = {}
+        for run in runs:
+            if key in run:
+                values.setdefault(run["sampler"], []).append(run[key])
+        out[key] = {s: statistics.fmean(v) for s, v in values.items()}
+    return out
 
 
 def markdown(summary: dict[str, Any], samplers: Sequence[str], functions: Sequence[int]) -> str:
@@ -291,6 +326,14 @@ def markdown(summary: dict[str, Any], samplers: Sequence[str], functions: Sequen
         + " | ".join(str(len(summary["losses"][s])) for s in samplers)
         + " |"
     )
+    for key, label in (("wall", "on a wall"), ("centre", "on the centre")):
+        shares = summary.get(key, {})
+        if shares:
+            lines.append(
+                f"| % coordinates exactly {label} | "
+                + " | ".join(f"{100 * shares[s]:.1f}" if s in shares else "-" for s in samplers)
+                + " |"
+            )
     return "\n".join(lines)
 
 
@@ -369,10 +412,11 @@ def main(argv: list[str] | None = None) -> None:
         ]
         start = time.perf_counter()
         with ProcessPoolExecutor(args.workers) as pool:
-            traces = list(pool.map(run_one, *zip(*jobs), chunksize=1))
+            results = list(pool.map(run_one, *zip(*jobs), chunksize=1))
         runs = [
             {"sampler": s, "function": f, "instance": i, "seed": seed, "trace": t}
-            for (s, f, _, i, _, seed), t in zip(jobs, traces)
+            | {"wall": wall, "centre": centre}
+            for (s, f, _, i, _, seed), (t, wall, centre) in zip(jobs, results)
         ]
         meta = {
             "samplers": samplers,
