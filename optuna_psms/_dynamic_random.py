@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
+from typing import Literal
 
 from optuna_psms._adapter import PopulationSampler
 from optuna_psms.core.base import Dim
@@ -11,6 +13,10 @@ from optuna_psms.core.dynamic_random import DynamicRandomStrategy
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: With a budget, a run is this many batches of ``ceil(budget / BUDGET_BATCHES)`` trials.
+BUDGET_BATCHES = 5
 
 
 class DynamicRandomSampler(PopulationSampler):
@@ -83,15 +89,19 @@ class DynamicRandomSampler(PopulationSampler):
             assert study.best_value < 0.5
 
     Args:
-        batch_size: Trials per batch (paper: 40).
+        batch_size: Trials per batch (paper: 40; with a budget, ``ceil(budget / 5)``).
         n_batches: Batches per run (paper: 5), the PFC denominator; ``None`` for runs that
-            end only when the distribution collapses.
+            end only when the distribution collapses; ``"auto"``: 5, or the budget's.
         top_fraction: Fraction of a batch forming the elite (paper: 0.5), in ``(0, 1]``.
         muting_threshold: Include probability under which a two-choice parameter is muted
             (paper: 0.25), in ``[0, 1]``.
         convergence_threshold: Numeric range (unit coordinates) under which the
             distribution has collapsed; ``0`` disables this test.
         on_converged: ``"restart"`` (default) or ``"stop"``.
+        budget: The number of trials the study is expected to run, or ``None``: with a
+            budget one run spans it, ``BUDGET_BATCHES = 5`` batches of ``ceil(budget / 5)``
+            (or ``ceil(budget / batch_size)`` batches of a given ``batch_size``); passing both
+            ``budget`` and ``n_batches`` is an error.
         seed: Seed of every random draw (with the trial number).
         record_user_attrs: Write ``psms:batch`` and ``psms:sample`` user attrs.
     """
@@ -101,17 +111,26 @@ class DynamicRandomSampler(PopulationSampler):
     def __init__(
         self,
         *,
-        batch_size: int = 40,
-        n_batches: int | None = 5,
+        batch_size: int | None = None,
+        n_batches: int | None | Literal["auto"] = "auto",
         top_fraction: float = 0.5,
         muting_threshold: float = 0.25,
         convergence_threshold: float = 0.01,
         on_converged: str = "restart",
+        budget: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool = True,
     ) -> None:
+        if budget is not None and (not _is_int(budget) or budget < 2):
+            raise ValueError(f"budget must be an integer >= 2 or None, got {budget!r}.")
+        if budget is not None and n_batches != "auto":
+            raise ValueError("give either budget or n_batches, not both.")
+        if batch_size is None:
+            batch_size = 40 if budget is None else max(2, math.ceil(budget / BUDGET_BATCHES))
         if not _is_int(batch_size) or batch_size < 2:
             raise ValueError(f"batch_size must be an integer >= 2, got {batch_size!r}.")
+        if n_batches == "auto":
+            n_batches = 5 if budget is None else max(1, math.ceil(budget / batch_size))
         if n_batches is not None and (not _is_int(n_batches) or n_batches < 1):
             raise ValueError(f"n_batches must be a positive integer or None, got {n_batches!r}.")
         if not isinstance(top_fraction, (int, float)) or not 0.0 < top_fraction <= 1.0:

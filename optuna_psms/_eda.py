@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
+from typing import Literal
 
 from optuna_psms._adapter import PopulationSampler
 from optuna_psms.core.base import Dim
@@ -10,13 +12,39 @@ from optuna_psms.core.eda import BUMDAStrategy
 from optuna_psms.core.eda import UMDAStrategy
 
 
-def _check_common(population_size: Any, n_generations: Any, convergence_threshold: Any) -> None:
+#: With a budget and no ``population_size``, the population is
+#: ``budget // BUDGET_GENERATIONS`` clipped to ``[BUDGET_MIN_POPULATION, 50]``
+#: (measurements: ``docs/benchmarks.md``, "Budget-aware settings").
+BUDGET_GENERATIONS = 10
+BUDGET_MIN_POPULATION = 10
+
+
+def _layout(population_size: Any, n_generations: Any, budget: Any) -> tuple[int, int | None]:
+    """``(population_size, n_generations)`` from the arguments: the paper's or the budget's."""
+    if budget is not None and (
+        not isinstance(budget, int) or isinstance(budget, bool) or budget < 2
+    ):
+        raise ValueError(f"budget must be an integer >= 2 or None, got {budget!r}.")
+    if budget is not None and n_generations != "auto":
+        raise ValueError("give either budget or n_generations, not both.")
+    if population_size is None:
+        population_size = (
+            50
+            if budget is None
+            else min(50, max(BUDGET_MIN_POPULATION, budget // BUDGET_GENERATIONS))
+        )
     if (
         not isinstance(population_size, int)
         or isinstance(population_size, bool)
         or population_size < 2
     ):
         raise ValueError(f"population_size must be an integer >= 2, got {population_size!r}.")
+    if n_generations == "auto":
+        n_generations = 20 if budget is None else max(1, math.ceil(budget / population_size))
+    return population_size, n_generations
+
+
+def _check_common(population_size: Any, n_generations: Any, convergence_threshold: Any) -> None:
     if n_generations is not None and (
         not isinstance(n_generations, int) or isinstance(n_generations, bool) or n_generations < 1
     ):
@@ -69,6 +97,12 @@ class UMDASampler(PopulationSampler):
     ``psms:converged_run``, ``psms:run_trials`` and ``psms:pfc`` (trials used divided by
     ``population_size * n_generations``: the PFC of Rojas-Domínguez et al.).
 
+    **Budget.** ``budget`` is the number of trials the study is expected to run. ``None``
+    keeps the paper's 20 generations of 50. With a budget, one run spans it:
+    ``population_size = clip(budget // 10, 10, 50)`` (unless given) and
+    ``n_generations = ceil(budget / population_size)``; nothing else changes. Passing both
+    ``budget`` and ``n_generations`` is an error.
+
     **Failures.** Failed, pruned, NaN and infinite trials are the worst solutions: never
     selected, but they count towards a generation's size. Trials added with ``add_trial``
     (or by another sampler) join the generation their trial number falls in; enqueued
@@ -97,14 +131,15 @@ class UMDASampler(PopulationSampler):
             assert study.best_value < 0.5
 
     Args:
-        population_size: Trials per generation (paper: 50).
+        population_size: Trials per generation (paper: 50; with a budget, see above).
         n_generations: Generations per run (paper: 20), the PFC denominator; ``None`` for
-            runs that end only by convergence.
+            runs that end only by convergence; ``"auto"``: 20, or the budget's.
         convergence_threshold: Spread of the top 25% under which a run has converged;
             ``0`` disables this test.
         top_fraction: Fraction of a generation the marginals are fitted to
             (paper: 0.25), in ``(0, 1]``.
         on_converged: ``"restart"`` (default) or ``"stop"``.
+        budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
         record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs.
     """
@@ -114,14 +149,16 @@ class UMDASampler(PopulationSampler):
     def __init__(
         self,
         *,
-        population_size: int = 50,
-        n_generations: int | None = 20,
+        population_size: int | None = None,
+        n_generations: int | None | Literal["auto"] = "auto",
         convergence_threshold: float = 0.01,
         top_fraction: float = 0.25,
         on_converged: str = "restart",
+        budget: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool = True,
     ) -> None:
+        population_size, n_generations = _layout(population_size, n_generations, budget)
         _check_common(population_size, n_generations, convergence_threshold)
         if not isinstance(top_fraction, (int, float)) or not 0.0 < top_fraction <= 1.0:
             raise ValueError(f"top_fraction must be in (0, 1], got {top_fraction!r}.")
@@ -189,6 +226,12 @@ class BUMDASampler(PopulationSampler):
     ``psms:converged_run``, ``psms:run_trials`` and ``psms:pfc`` (trials used divided by
     ``population_size * n_generations``: the PFC of Rojas-Domínguez et al.).
 
+    **Budget.** ``budget`` is the number of trials the study is expected to run. ``None``
+    keeps the paper's 20 generations of 50. With a budget, one run spans it:
+    ``population_size = clip(budget // 10, 10, 50)`` (unless given) and
+    ``n_generations = ceil(budget / population_size)``; nothing else changes. Passing both
+    ``budget`` and ``n_generations`` is an error.
+
     **Failures.** Failed, pruned, NaN and infinite trials are the worst solutions: never
     selected, but they count towards a generation's size. Trials added with ``add_trial``
     (or by another sampler) join the generation their trial number falls in; enqueued
@@ -217,12 +260,13 @@ class BUMDASampler(PopulationSampler):
             assert study.best_value < 0.5
 
     Args:
-        population_size: Trials per generation (paper: 50).
+        population_size: Trials per generation (paper: 50; with a budget, see above).
         n_generations: Generations per run (paper: 20), the PFC denominator; ``None`` for
-            runs that end only by convergence.
+            runs that end only by convergence; ``"auto"``: 20, or the budget's.
         convergence_threshold: Spread of the top 25% under which a run has converged;
             ``0`` disables this test.
         on_converged: ``"restart"`` (default) or ``"stop"``.
+        budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
         record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs.
     """
@@ -232,13 +276,15 @@ class BUMDASampler(PopulationSampler):
     def __init__(
         self,
         *,
-        population_size: int = 50,
-        n_generations: int | None = 20,
+        population_size: int | None = None,
+        n_generations: int | None | Literal["auto"] = "auto",
         convergence_threshold: float = 0.01,
         on_converged: str = "restart",
+        budget: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool = True,
     ) -> None:
+        population_size, n_generations = _layout(population_size, n_generations, budget)
         _check_common(population_size, n_generations, convergence_threshold)
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
         self._params: dict[str, Any] = dict(

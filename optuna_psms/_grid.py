@@ -111,22 +111,38 @@ class FocusedGridSampler(PopulationSampler):
         seed: Seed of every random draw (with the trial number).
         record_user_attrs: Write ``psms:*`` user attrs.
         on_converged: ``"restart"`` or ``"stop"``.
+        budget: The number of trials the study is expected to run, or ``None`` (the
+            paper's settings). With a budget, a run's levels are laid over it once the
+            number of parameters ``M`` is known (:func:`budget_layout`): DFGS gets
+            ``depth = clip(1 + budget // (3^M + 2^M), 2, 40)`` (as many full levels as fit),
+            AFGS ``Lambda = clip(budget // depth, 2, 3^M)``. An explicit ``depth`` (DFGS) or
+            ``points_per_level`` (AFGS) with a budget is an error.
     """
 
     def __init__(
         self,
         *,
         mode: str = "deterministic",
-        depth: int = 10,
+        depth: int | None = None,
         points_per_level: int | None = None,
         initial_temperature: float = 0.8,
         stuck: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool = True,
         on_converged: str = "restart",
+        budget: int | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}.")
+        if budget is not None and (not _is_int(budget) or budget < 1):
+            raise ValueError(f"budget must be a positive integer or None, got {budget!r}.")
+        if budget is not None and depth is not None and mode == "deterministic":
+            raise ValueError("give either budget or depth to DFGS, not both.")
+        if budget is not None and points_per_level is not None and mode == "annealed":
+            raise ValueError("give either budget or points_per_level to AFGS, not both.")
+        self._budget = budget
+        if depth is None:
+            depth = 10
         if not _is_int(depth) or not 2 <= depth <= 40:
             raise ValueError(f"depth must be an integer in [2, 40], got {depth!r}.")
         if points_per_level is not None and (
@@ -157,8 +173,11 @@ class FocusedGridSampler(PopulationSampler):
         self._warned = False
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy:
+        depth, points = self._depth, self._points_per_level
+        if self._budget is not None:
+            depth, points = budget_layout(self._mode, len(dims), self._budget, depth, points)
         if self._mode == "deterministic":
-            strategy = DFGSStrategy(len(dims), run_start, depth=self._depth, dims=dims)
+            strategy = DFGSStrategy(len(dims), run_start, depth=depth, dims=dims)
             if strategy.level_size > DFGS_WARN_POINTS and not self._warned:
                 self._warned = True
                 warnings.warn(
@@ -173,12 +192,29 @@ class FocusedGridSampler(PopulationSampler):
         return AFGSStrategy(
             len(dims),
             run_start,
-            depth=self._depth,
-            points_per_level=self._points_per_level,
+            depth=depth,
+            points_per_level=points,
             initial_temperature=self._initial_temperature,
             stuck=self._stuck,
             dims=dims,
         )
+
+
+def budget_layout(
+    mode: str, n_params: int, budget: int, depth: int, points_per_level: int | None
+) -> tuple[int, int | None]:
+    """``(depth, points_per_level)`` of a focused grid run laid over ``budget`` trials.
+
+    DFGS: as many complete levels as the budget pays for at the worst case
+    ``3^M + 2^M`` per level, ``depth = clip(1 + budget // (3^M + 2^M), 2, 40)``. AFGS: the
+    ``depth`` levels share the budget, ``Lambda = clip(budget // depth, 2, 3^M)``.
+    """
+    m = max(n_params, 1)
+    if mode == "deterministic":
+        per_level = 3**m + 2**m if m <= 30 else budget + 1
+        return min(40, max(2, 1 + budget // per_level)), points_per_level
+    cap = 3**m if m <= 30 else budget
+    return depth, min(cap, max(2, budget // depth))
 
 
 def _is_int(value: object) -> bool:

@@ -86,6 +86,10 @@ class PatternSearchSampler(PopulationSampler):
         seed: Seed of every random draw (with the trial number).
         record_user_attrs: Write ``psms:*`` user attrs.
         on_converged: ``"restart"`` (a new run from a new random centre) or ``"stop"``.
+        budget: The number of trials the study is expected to run, or ``None``. Accepted
+            for a uniform API and validated; it changes nothing: pattern search has no
+            schedule tied to a trial count (its step halves on failure, and a converged run
+            restarts, so any budget is used).
     """
 
     algorithm = "pattern"
@@ -99,6 +103,7 @@ class PatternSearchSampler(PopulationSampler):
         seed: int | None = None,
         record_user_attrs: bool = True,
         on_converged: str = "restart",
+        budget: int | None = None,
     ) -> None:
         if not _is_real(initial_step) or not 0.0 < initial_step <= 1.0:
             raise ValueError(f"initial_step must be in (0, 1], got {initial_step!r}.")
@@ -106,6 +111,8 @@ class PatternSearchSampler(PopulationSampler):
             raise ValueError(
                 f"resolution must be in (0, initial_step={initial_step!r}], got {resolution!r}."
             )
+        if budget is not None and (not _is_int(budget) or budget < 1):
+            raise ValueError(f"budget must be a positive integer or None, got {budget!r}.")
         if step_rule not in STEP_RULES:
             raise ValueError(f"step_rule must be one of {STEP_RULES}, got {step_rule!r}.")
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
@@ -130,3 +137,7 @@ def _is_real(value: object) -> bool:
         and not isinstance(value, bool)
         and math.isfinite(float(value))
     )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

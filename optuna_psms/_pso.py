@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from optuna_psms._adapter import PopulationSampler
 from optuna_psms.core.base import Dim
+from optuna_psms.core.pso import BOUNDARIES
 from optuna_psms.core.pso import PSOStrategy
 
 
@@ -37,8 +40,20 @@ class PSOSampler(PopulationSampler):
     particles ``i - 1, i, i + 1``.
 
     **Velocity and walls.** Velocities are clamped to ``[-v_max, v_max]`` (fraction of the
-    unit range; default 0.5). A coordinate that would leave the box stops on the wall and
-    that velocity component is set to zero (absorbing walls).
+    unit range; default 0.5). A coordinate that would leave the box is handled by
+    ``boundary``: ``"reflect"`` (default) mirrors it at the wall and negates that velocity
+    component; ``"absorb"`` is the paper's rule (stop on the wall, velocity component zero),
+    which puts many coordinates exactly on a wall and, one clamped step later, exactly on
+    the centre of the box; ``"random"`` and ``"damping"`` are the other rules of
+    :func:`optuna_psms.core.pso.move`. See ``docs/pso.md`` for the measurements behind the
+    default.
+
+    **Budget.** ``budget`` is the number of trials the study is expected to run. ``None``
+    keeps the paper's schedule (inertia over ``n_iterations = 50`` iterations of
+    ``swarm_size = 5``). With a budget, the inertia schedule is laid out over the budget:
+    ``n_iterations = ceil(budget / swarm_size)``, so ``W`` reaches ``w_end`` half-way through
+    the study whatever its length; nothing else changes. Passing both ``budget`` and
+    ``n_iterations`` is an error.
 
     **Failures.** A failed, pruned, NaN or infinite trial counts as the worst value and the
     particle continues from its state before that trial (with fresh random draws).
@@ -72,9 +87,12 @@ class PSOSampler(PopulationSampler):
         inertia: ``(w_start, w_fraction, w_end)``: the inertia starts at ``w_start``, falls
             linearly during the first ``w_fraction * n_iterations`` iterations and then stays
             at ``w_end``.
-        n_iterations: Iterations the inertia schedule is laid out over (the paper's ``I``).
+        n_iterations: Iterations the inertia schedule is laid out over (the paper's ``I``;
+            default 50, or ``ceil(budget / swarm_size)`` with a budget).
         v_max: Velocity clamp as a fraction of each coordinate's range, in ``(0, 1]``.
         topology: ``"global"`` (the paper's fully connected swarm) or ``"ring"``.
+        boundary: ``"reflect"``, ``"absorb"`` (the paper's), ``"random"`` or ``"damping"``.
+        budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
         record_user_attrs: Write ``psms:particle`` and ``psms:iteration`` user attrs.
     """
@@ -88,13 +106,15 @@ class PSOSampler(PopulationSampler):
         c1: float = 2.0,
         c2: float = 2.0,
         inertia: tuple[float, float, float] = (1.2, 0.5, 0.4),
-        n_iterations: int = 50,
+        n_iterations: int | None = None,
         v_max: float = 0.5,
         topology: str = "global",
+        boundary: str = "reflect",
+        budget: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool = True,
     ) -> None:
-        if not isinstance(swarm_size, int) or swarm_size < 1:
+        if not _is_int(swarm_size) or swarm_size < 1:
             raise ValueError(f"swarm_size must be a positive integer, got {swarm_size!r}.")
         if c1 < 0 or c2 < 0:
             raise ValueError(f"c1 and c2 must be non-negative, got c1={c1!r}, c2={c2!r}.")
@@ -102,8 +122,16 @@ class PSOSampler(PopulationSampler):
             raise ValueError(f"inertia must be (w_start, w_fraction, w_end), got {inertia!r}.")
         if not 0.0 <= inertia[1] <= 1.0:
             raise ValueError(f"inertia w_fraction must be in [0, 1], got {inertia[1]!r}.")
-        if not isinstance(n_iterations, int) or n_iterations < 1:
+        if n_iterations is not None and (not _is_int(n_iterations) or n_iterations < 1):
             raise ValueError(f"n_iterations must be a positive integer, got {n_iterations!r}.")
+        if budget is not None and (not _is_int(budget) or budget < 1):
+            raise ValueError(f"budget must be a positive integer or None, got {budget!r}.")
+        if budget is not None and n_iterations is not None:
+            raise ValueError("give either budget or n_iterations, not both.")
+        if boundary not in BOUNDARIES:
+            raise ValueError(f"boundary must be one of {BOUNDARIES}, got {boundary!r}.")
+        if n_iterations is None:
+            n_iterations = 50 if budget is None else math.ceil(budget / swarm_size)
         if not 0.0 < v_max <= 1.0:
             raise ValueError(f"v_max must be in (0, 1], got {v_max!r}.")
         if topology not in _TOPOLOGIES:
@@ -117,7 +145,9 @@ class PSOSampler(PopulationSampler):
             n_iterations=n_iterations,
             v_max=float(v_max),
             topology=topology,
+            boundary=boundary,
         )
+        self._budget = budget
 
     def _pad_vector(self, key: str, u: np.ndarray) -> np.ndarray:
         # A velocity component of a parameter that appeared later starts like a fresh
@@ -127,3 +157,7 @@ class PSOSampler(PopulationSampler):
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> PSOStrategy:
         return PSOStrategy(len(dims), run_start, dims=dims, **self._params)  # type: ignore[arg-type]
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -13,8 +13,9 @@ with ``r1, r2 ~ U[0, 1]`` drawn per dimension and the adaptive inertia ``W_t`` o
   ``v ~ U[-v_max, v_max]^d``;
 * every velocity component is clamped to ``[-v_max, v_max]`` (``v_max = 0.5``: half the
   range of a coordinate);
-* absorbing walls: a coordinate that leaves ``[0, 1]`` is put on the wall and its velocity
-  component is set to zero.
+* a boundary rule for a coordinate that would leave ``[0, 1]`` (:data:`BOUNDARIES`,
+  :func:`move`): ``"reflect"`` (the default), ``"random"``, ``"damping"``, or the paper's
+  ``"absorb"`` (put on the wall, velocity component zero).
 """
 
 from __future__ import annotations
@@ -77,12 +78,51 @@ def velocity_update(
     return clamped
 
 
-def move(x: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Eq. 2 with absorbing walls: returns the new position and the (wall-corrected) velocity."""
+#: Boundary rules of :func:`move` (Helwig, Branke & Mostaghim, IEEE TEC 2013, review them).
+BOUNDARIES = ("absorb", "reflect", "random", "damping")
+
+
+def move(
+    x: np.ndarray,
+    v: np.ndarray,
+    boundary: str = "absorb",
+    rng: np.random.Generator | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. 2 with a boundary rule: returns the new position and the corrected velocity.
+
+    ``x`` is in ``[0, 1]`` and ``|v| <= 1``, so ``x + v`` overshoots a wall by at most 1.
+    For each coordinate that would leave the box, with ``o`` the overshoot past the wall:
+
+    * ``"absorb"`` (the PSMS paper's walls): stop on the wall, velocity component 0;
+    * ``"reflect"``: mirror at the wall (``o`` inside), velocity component negated;
+    * ``"random"``: uniform between the old position and the crossed wall, velocity the
+      displacement actually made;
+    * ``"damping"`` (Huang & Mohan 2005): mirror with the overshoot and the velocity scaled
+      by ``-r``, ``r ~ U[0, 1]``.
+
+    ``"random"`` and ``"damping"`` draw one uniform per coordinate from ``rng`` (always, so
+    the stream does not depend on which coordinates left the box).
+    """
     x_new = x + v
-    out = (x_new < 0.0) | (x_new > 1.0)
-    v_new = np.where(out, 0.0, v)
-    return np.minimum(np.maximum(x_new, 0.0), 1.0), v_new
+    low, high = x_new < 0.0, x_new > 1.0
+    out = low | high
+    if boundary == "absorb":
+        v_new = np.where(out, 0.0, v)
+        return np.minimum(np.maximum(x_new, 0.0), 1.0), v_new
+    if boundary == "reflect":
+        pos = np.where(low, -x_new, np.where(high, 2.0 - x_new, x_new))
+        return np.minimum(np.maximum(pos, 0.0), 1.0), np.where(out, -v, v)
+    if rng is None:
+        raise ValueError(f"boundary={boundary!r} needs a random generator.")
+    r = rng.random(x.shape)
+    if boundary == "random":
+        wall = np.where(low, 0.0, 1.0)
+        pos = np.where(out, x + r * (wall - x), x_new)
+        return pos, np.where(out, pos - x, v)
+    if boundary == "damping":
+        pos = np.where(low, -r * x_new, np.where(high, 1.0 - r * (x_new - 1.0), x_new))
+        return np.minimum(np.maximum(pos, 0.0), 1.0), np.where(out, -r * v, v)
+    raise ValueError(f"boundary must be one of {BOUNDARIES}, got {boundary!r}.")
 
 
 class PSOStrategy(Strategy):
@@ -106,6 +146,7 @@ class PSOStrategy(Strategy):
         n_iterations: Iterations the inertia schedule is laid out over.
         v_max: Velocity clamp, as a fraction of the unit range.
         topology: ``"global"`` or ``"ring"`` (neighbours ``i - 1, i, i + 1``).
+        boundary: One of :data:`BOUNDARIES` (see :func:`move`).
     """
 
     vector_names = ("v",)
@@ -122,6 +163,7 @@ class PSOStrategy(Strategy):
         n_iterations: int = 50,
         v_max: float = 0.5,
         topology: str = "global",
+        boundary: str = "absorb",
         dims: Sequence[Dim] = (),
     ) -> None:
         super().__init__(dim, run_start, dims)
@@ -132,6 +174,7 @@ class PSOStrategy(Strategy):
         self.n_iterations = n_iterations
         self.v_max = v_max
         self.topology = topology
+        self.boundary = boundary
         self._by_member: dict[int, dict[int, Record]] = {}
         self._personal_best: dict[int, Record] = {}
         self._foreign_best: Record | None = None
@@ -222,7 +265,7 @@ class PSOStrategy(Strategy):
             r2=r2,
             v_max=self.v_max,
         )
-        x, v = move(base.x, v)
+        x, v = move(base.x, v, self.boundary, rng)
         return Proposal(x, member, iteration, {"v": v}, {"w": w}, display)
 
     def budget(self) -> int:

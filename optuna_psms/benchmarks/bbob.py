@@ -1,0 +1,450 @@
+"""COCO's ``bbob`` suite: normalized regret of every sampler against random, in one run.
+
+Run ``python -m optuna_psms.benchmarks.bbob`` (needs the ``bench`` extra:
+``pip install "optuna-psms[bench]"``, which brings ``coco-experiment`` and matplotlib; the
+suite is compiled into the wheel and runs offline). Defaults: the 24 functions at 5
+dimensions, instance 1, 200 trials, seeds 0-2, every sampler of the package plus Optuna's
+random, TPE and CMA-ES samplers.
+
+**Score.** Each run minimises ``f(x) - f_opt`` (the *regret*, ``>= 0``) over the box
+``[-5, 5]^d``. Per function the score of a sampler is the median, over seeds and instances,
+of its final regret divided by the same median of ``RandomSampler`` *in the same run*;
+the *normalized regret* of a sampler is the mean of that ratio over the functions (random
+scores 1.000, lower is better). A sampler whose ratio exceeds 1 on a function did worse
+than random there; the table marks it ``L``.
+
+**Names.** Any name of :data:`optuna_psms._registry.SAMPLERS`, and for this package's
+samplers ``NAME@budget``: the same sampler built with ``budget=trials`` (its budget-aware
+settings; see each sampler's ``budget`` argument).
+
+``--json FILE`` saves every run's best-so-far trace; ``--from-json FILE`` rebuilds the
+table (and plots) from such a file without running anything; ``--plots DIR`` writes an
+ECDF of targets reached (COCO-style, targets ``10^2 ... 10^-8``) and per-function
+convergence curves as PNG files (needs matplotlib).
+
+:func:`make_objective` gives one problem as an Optuna objective, for scripts and for
+``optuna-psms compare``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+import functools
+import json
+import math
+import statistics
+import sys
+import time
+from typing import Any
+
+import numpy as np
+import optuna
+
+
+#: The 24 noiseless ``bbob`` functions, by COCO function id.
+FUNCTION_NAMES: dict[int, str] = {
+    1: "sphere",
+    2: "ellipsoid",
+    3: "rastrigin",
+    4: "buche-rastrigin",
+    5: "linear slope",
+    6: "attractive sector",
+    7: "step ellipsoid",
+    8: "rosenbrock",
+    9: "rosenbrock rotated",
+    10: "ellipsoid rotated",
+    11: "discus",
+    12: "bent cigar",
+    13: "sharp ridge",
+    14: "different powers",
+    15: "rastrigin rotated",
+    16: "weierstrass",
+    17: "schaffer f7",
+    18: "schaffer f7 ill-cond.",
+    19: "griewank-rosenbrock",
+    20: "schwefel",
+    21: "gallagher 101 peaks",
+    22: "gallagher 21 peaks",
+    23: "katsuura",
+    24: "lunacek bi-rastrigin",
+}
+
+LOWER, UPPER = -5.0, 5.0
+
+
+def _import_cocoex() -> Any:
+    try:
+        import cocoex
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            'the BBOB benchmark needs coco-experiment: pip install "optuna-psms[bench]"'
+        ) from exc
+    return cocoex
+
+
+def _bbob2009_uniform(n: int, seed: int) -> list[float]:
+    # COCO's legacy generator (bbob2009_unif in the C sources), used for f_opt.
+    seed = max(abs(seed), 1)
+    table = [0] * 32
+    for i in range(39, -1, -1):
+        tmp = seed // 127773
+        seed = 16807 * (seed - tmp * 127773) - 2836 * tmp
+        if seed < 0:
+            seed += 2147483647
+        if i < 32:
+            table[i] = seed
+    current = table[0]
+    out = []
+    for _ in range(n):
+        tmp = seed // 127773
+        seed = 16807 * (seed - tmp * 127773) - 2836 * tmp
+        if seed < 0:
+            seed += 2147483647
+        tmp = current // 67108865
+        current = table[tmp]
+        table[tmp] = seed
+        value = current / 2.147483647e9
+        out.append(value if value != 0 else 1e-99)
+    return out
+
+
+def _bbob2009_gauss(seed: int) -> float:
+    u = _bbob2009_uniform(2, seed)
+    return math.sqrt(-2.0 * math.log(u[0])) * math.cos(2.0 * math.pi * u[1])
+
+
+def optimal_value(function_id: int, instance_id: int) -> float:
+    """``f_opt`` of a ``bbob`` function instance (COCO's ``bbob2009_compute_fopt``).
+
+    ``coco-experiment`` does not expose it; the value equals the ``Fopt`` COCO's own logger
+    writes (checked in the tests for every function).
+    """
+    rseed = {4: 3, 18: 17}.get(function_id, function_id) + 10000 * instance_id
+    ratio = _bbob2009_gauss(rseed) / _bbob2009_gauss(rseed + 1)
+    return min(1000.0, max(-1000.0, round(100.0 * 100.0 * ratio) / 100.0))
+
+
+class Problem:
+    """One ``bbob`` problem: ``problem(x)`` is the regret ``f(x) - f_opt`` (``>= 0``).
+
+    Args:
+        function_id: COCO function id, 1-24.
+        dim: Dimension (COCO ships 2, 3, 5, 10, 20, 40; any positive dimension is built).
+        instance: Instance index as COCO's ``instance_indices`` (1-based); the instance id
+            it maps to is :attr:`instance_id`.
+    """
+
+    def __init__(self, function_id: int, dim: int, instance: int = 1) -> None:
+        if function_id not in FUNCTION_NAMES:
+            raise ValueError(f"function_id must be in 1..24, got {function_id!r}.")
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+            raise ValueError(f"dim must be a positive integer, got {dim!r}.")
+        if isinstance(instance, bool) or not isinstance(instance, int) or instance < 1:
+            raise ValueError(f"instance must be a positive integer, got {instance!r}.")
+        cocoex = _import_cocoex()
+        options = f"dimensions:{dim} function_indices:{function_id} instance_indices:{instance}"
+        self._suite = cocoex.Suite("bbob", "", options)
+        self._problem = next(iter(self._suite))
+        self.function_id = function_id
+        self.dim = dim
+        self.instance_id = int(self._problem.id_instance)
+        self.name = str(self._problem.id)
+        self.f_opt = optimal_value(function_id, self.instance_id)
+
+    def __call__(self, x: Sequence[float] | np.ndarray) -> float:
+        return float(self._problem(np.asarray(x, dtype=float))) - self.f_opt
+
+
+@functools.lru_cache(maxsize=64)
+def _problem(function_id: int, dim: int, instance: int) -> Problem:
+    return Problem(function_id, dim, instance)
+
+
+def make_objective(
+    function_id: int, dim: int, instance: int = 1
+) -> Callable[[optuna.Trial], float]:
+    """An Optuna objective for one ``bbob`` problem: ``x0 ... x{dim-1}`` in ``[-5, 5]``.
+
+    It returns the regret ``f(x) - f_opt`` (0 at the optimum, lower is better).
+
+    Example:
+
+        .. testcode::
+
+            import optuna
+            from optuna_psms.benchmarks.bbob import make_objective
+
+            study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+            study.optimize(make_objective(1, 2), n_trials=20)
+            assert study.best_value >= 0.0
+    """
+    problem = _problem(function_id, dim, instance)
+    names = [f"x{i}" for i in range(dim)]
+
+    def objective(trial: optuna.Trial) -> float:
+        return problem([trial.suggest_float(n, LOWER, UPPER) for n in names])
+
+    return objective
+
+
+def build_sampler(name: str, seed: int, trials: int) -> optuna.samplers.BaseSampler:
+    """The sampler ``name`` seeded with ``seed``.
+
+    ``NAME@budget`` gets ``budget=trials``; ``NAME{json}`` or ``NAME@budget{json}`` passes
+    the JSON object's keys as keyword arguments (this package's samplers), e.g.
+    ``pso@budget{"boundary": "absorb"}``.
+    """
+    from optuna_psms._registry import SAMPLERS
+
+    base, brace, text = name.partition("{")
+    extra: dict[str, Any] = {}
+    if brace:
+        try:
+            extra = json.loads(brace + text)
+        except ValueError as exc:
+            raise ValueError(f"unknown sampler {name!r}: bad JSON arguments ({exc}).") from exc
+        if not isinstance(extra, dict):
+            raise ValueError(f"unknown sampler {name!r}: the arguments must be a JSON object.")
+    base, _, suffix = base.partition("@")
+    if suffix or brace:
+        if suffix not in ("", "budget") or base not in _BUDGETED:
+            raise ValueError(
+                f"unknown sampler {name!r}: NAME@budget and NAME{{json}} exist for {_BUDGETED}."
+            )
+        if suffix:
+            extra.setdefault("budget", trials)
+        try:
+            return _ours(base, seed, extra)
+        except TypeError as exc:
+            raise ValueError(f"unknown sampler {name!r}: {exc}.") from exc
+    if name not in SAMPLERS:
+        raise ValueError(f"unknown sampler {name!r}; choose one of {', '.join(SAMPLERS)}.")
+    return SAMPLERS[name](seed)
+
+
+_BUDGETED = ("pso", "pso_ring", "pattern", "dfgs", "afgs", "umda", "bumda", "drs")
+
+
+def _ours(base: str, seed: int, extra: dict[str, Any]) -> optuna.samplers.BaseSampler:
+    from optuna_psms import BUMDASampler
+    from optuna_psms import DynamicRandomSampler
+    from optuna_psms import FocusedGridSampler
+    from optuna_psms import PatternSearchSampler
+    from optuna_psms import PSOSampler
+    from optuna_psms import UMDASampler
+
+    kw: dict[str, Any] = {"seed": seed, **extra}
+    factories: dict[str, Callable[[], optuna.samplers.BaseSampler]] = {
+        "pso": lambda: PSOSampler(**kw),
+        "pso_ring": lambda: PSOSampler(topology="ring", **kw),
+        "pattern": lambda: PatternSearchSampler(**kw),
+        "dfgs": lambda: FocusedGridSampler(mode="deterministic", **kw),
+        "afgs": lambda: FocusedGridSampler(mode="annealed", **kw),
+        "umda": lambda: UMDASampler(**kw),
+        "bumda": lambda: BUMDASampler(**kw),
+        "drs": lambda: DynamicRandomSampler(**kw),
+    }
+    return factories[base]()
+
+
+def run_one(
+    sampler: str, function_id: int, dim: int, instance: int, trials: int, seed: int
+) -> tuple[list[float], float, float]:
+    """Best-so-far regret after each trial of one run, and the shares of coordinates
+    exactly on a wall (``-5`` or ``5``) and exactly on the centre (``0``)."""
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    study = optuna.create_study(sampler=build_sampler(sampler, seed, trials))
+    objective = make_objective(function_id, dim, instance)
+    trace: list[float] = []
+    best = math.inf
+
+    def record(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
+        nonlocal best
+        if trial.value is not None:
+            best = min(best, trial.value)
+        trace.append(best)
+
+    study.optimize(objective, n_trials=trials, callbacks=[record])
+    x = np.array([[t.params[f"x{i}"] for i in range(dim)] for t in study.trials])
+    return trace, float(np.mean(np.abs(x) == UPPER)), float(np.mean(x == 0.0))
+
+
+def _ratio(value: float, reference: float) -> float:
+    if reference > 0:
+        return value / reference
+    return 1.0 if value <= reference else math.inf
+
+
+def summarize(
+    runs: list[dict[str, Any]], samplers: Sequence[str], functions: Sequence[int]
+) -> dict[str, Any]:
+    """Per-function ratios to random and the normalized regret of every sampler."""
+    finals: dict[tuple[str, int], list[float]] = {}
+    for run in runs:
+        finals.setdefault((run["sampler"], run["function"]), []).append(run["trace"][-1])
+    median = {k: statistics.median(v) for k, v in finals.items()}
+    ratio = {
+        (s, f): _ratio(median[(s, f)], median[("random", f)]) for s in samplers for f in functions
+    }
+    normalized = {s: statistics.fmean(ratio[(s, f)] for f in functions) for s in samplers}
+    losses = {s: [f for f in functions if ratio[(s, f)] > 1.0] for s in samplers}
+    out: dict[str, Any] = {
+        "median": median,
+        "ratio": ratio,
+        "normalized": normalized,
+        "losses": losses,
+    }
+    for key in ("wall", "centre"):
+        values: dict[str, list[float]] = {}
+        for run in runs:
+            if key in run:
+                values.setdefault(run["sampler"], []).append(run[key])
+        out[key] = {s: statistics.fmean(v) for s, v in values.items()}
+    return out
+
+
+def markdown(summary: dict[str, Any], samplers: Sequence[str], functions: Sequence[int]) -> str:
+    """The table: ratio to random's median final regret per function, ``L`` above 1."""
+    ratio = summary["ratio"]
+    lines = ["| function | " + " | ".join(samplers) + " |", "|---" * (len(samplers) + 1) + "|"]
+    for f in functions:
+        cells = []
+        for s in samplers:
+            r = ratio[(s, f)]
+            cells.append(f"{r:.3g}" + (" L" if r > 1.0 else ""))
+        lines.append(f"| f{f} {FUNCTION_NAMES[f]} | " + " | ".join(cells) + " |")
+    lines.append(
+        "| **normalized regret** | "
+        + " | ".join(f"**{summary['normalized'][s]:.3f}**" for s in samplers)
+        + " |"
+    )
+    lines.append(
+        "| functions worse than random | "
+        + " | ".join(str(len(summary["losses"][s])) for s in samplers)
+        + " |"
+    )
+    for key, label in (("wall", "on a wall"), ("centre", "on the centre")):
+        shares = summary.get(key, {})
+        if shares:
+            lines.append(
+                f"| % coordinates exactly {label} | "
+                + " | ".join(f"{100 * shares[s]:.1f}" if s in shares else "-" for s in samplers)
+                + " |"
+            )
+    return "\n".join(lines)
+
+
+def _parse_ids(text: str) -> list[int]:
+    out: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def _merge(paths: list[str], parser: argparse.ArgumentParser) -> tuple[dict[str, Any], list[Any]]:
+    """One run from several saved ones (seeded runs are identical across invocations)."""
+    meta: dict[str, Any] = {}
+    runs: dict[tuple[str, int, int, int], Any] = {}
+    for path in paths:
+        with open(path) as fh:
+            saved = json.load(fh)
+        m = saved["meta"]
+        if meta:
+            for key in ("dim", "trials", "seeds", "instances", "functions"):
+                if m[key] != meta[key]:
+                    parser.error(f"--from-json: {path} differs in {key}")
+            meta["samplers"] += [s for s in m["samplers"] if s not in meta["samplers"]]
+            meta["command"] += " + " + m["command"]
+        else:
+            meta = dict(m)
+        for run in saved["runs"]:
+            runs[(run["sampler"], run["function"], run["instance"], run["seed"])] = run
+    return meta, list(runs.values())
+
+
+def main(argv: list[str] | None = None) -> None:
+    from optuna_psms._registry import SAMPLERS
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--samplers", nargs="*", default=list(SAMPLERS), help="names; NAME@budget too"
+    )
+    parser.add_argument("--functions", default="1-24", help="ids, e.g. 1-24 or 1,3,15")
+    parser.add_argument("--dim", type=int, default=5)
+    parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("--seeds", type=int, default=3, help="seeds 0 .. N-1")
+    parser.add_argument("--instances", default="1", help="instance indices, e.g. 1-5")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--json", default=None, help="save every run's trace here")
+    parser.add_argument(
+        "--from-json",
+        nargs="*",
+        default=None,
+        help="summarize saved runs instead (several files: merged; same settings required)",
+    )
+    parser.add_argument("--plots", default=None, help="directory for ECDF/convergence PNGs")
+    args = parser.parse_args(argv)
+    if args.from_json:
+        meta, runs = _merge(args.from_json, parser)
+        samplers, functions = meta["samplers"], meta["functions"]
+    else:
+        functions = _parse_ids(args.functions)
+        bad = [f for f in functions if f not in FUNCTION_NAMES]
+        if bad:
+            parser.error(f"--functions: unknown ids {bad} (1-24)")
+        samplers = ["random"] + [s for s in args.samplers if s != "random"]
+        for s in samplers:
+            try:
+                build_sampler(s, 0, args.trials)
+            except ValueError as exc:
+                parser.error(str(exc))
+        instances = _parse_ids(args.instances)
+        jobs = [
+            (s, f, args.dim, i, args.trials, seed)
+            for f in functions
+            for i in instances
+            for s in samplers
+            for seed in range(args.seeds)
+        ]
+        start = time.perf_counter()
+        with ProcessPoolExecutor(args.workers) as pool:
+            results = list(pool.map(run_one, *zip(*jobs), chunksize=1))
+        runs = [
+            {"sampler": s, "function": f, "instance": i, "seed": seed, "trace": t}
+            | {"wall": wall, "centre": centre}
+            for (s, f, _, i, _, seed), (t, wall, centre) in zip(jobs, results)
+        ]
+        meta = {
+            "samplers": samplers,
+            "functions": functions,
+            "dim": args.dim,
+            "trials": args.trials,
+            "seeds": args.seeds,
+            "instances": instances,
+            "optuna": optuna.__version__,
+            "seconds": round(time.perf_counter() - start, 1),
+            "command": "python -m optuna_psms.benchmarks.bbob " + " ".join(sys.argv[1:]),
+        }
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump({"meta": meta, "runs": runs}, fh)
+    summary = summarize(runs, samplers, functions)
+    print(
+        f"bbob, {meta['dim']} dimensions, {meta['trials']} trials, seeds 0-{meta['seeds'] - 1}, "
+        f"instances {meta['instances']} (optuna {meta['optuna']}): median final regret / "
+        "RandomSampler's, per function; L: worse than random.\n"
+    )
+    print(markdown(summary, samplers, functions))
+    if args.plots:
+        from optuna_psms.benchmarks._bbob_plots import write_plots
+
+        for path in write_plots(runs, samplers, functions, meta, args.plots):
+            print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

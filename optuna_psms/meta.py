@@ -1,0 +1,314 @@
+"""Meta-optimisation: tune a sampler's own hyperparameters with a sampler of this package.
+
+The PSO meta-optimisation paper (003 in ``docs/reproductions.md``) tunes a base PSO's
+continuous hyperparameters with a parent PSO. Here the *outer* study searches a sampler's
+settings (:data:`SPACES`: ``c1, c2, w_start, w_end, swarm_size`` for PSO; population and
+truncation for the EDAs; batch size and elite for DRS), and each outer trial's value is the
+*inner* score of those settings: the **normalized regret** on a benchmark suite at a given
+budget, i.e. the mean over the suite's functions of the sampler's median (over seeds) final
+regret divided by ``RandomSampler``'s with the same seeds (random = 1, lower is better;
+the BBOB report's score).
+
+Suites: ``"nine"`` (the paper's nine functions with shifted minimisers,
+:mod:`optuna_psms.benchmarks.functions`) and ``"bbob"`` (COCO's 24 functions, instance 1;
+needs the ``bench`` extra). Tune on one suite and report on the other, so the tuned
+settings are not judged on what they were fitted to.
+
+Run ``python -m optuna_psms.meta --help`` for the command line; it prints the tuned settings
+and a table of normalized regret for the paper's, the textbook and the tuned settings on
+both suites.
+
+Example:
+
+    .. testcode::
+
+        from optuna_psms import meta
+
+        study = meta.tune("pso", suite="nine", dim=2, budget=20, seeds=1, n_trials=3,
+                          functions=["sphere", "ackley"], seed=0)
+        settings = meta.settings_from_params("pso", study.best_params)
+        assert set(settings) == {"c1", "c2", "inertia", "swarm_size"}
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from collections.abc import Sequence
+import functools
+import math
+import statistics
+from typing import Any
+
+import numpy as np
+import optuna
+
+from optuna_psms._dynamic_random import DynamicRandomSampler
+from optuna_psms._eda import BUMDASampler
+from optuna_psms._eda import UMDASampler
+from optuna_psms._pso import PSOSampler
+
+
+Regret = Callable[[np.ndarray], float]
+
+#: The search space of each tunable sampler: ``(name, low, high, is_int)``.
+SPACES: dict[str, list[tuple[str, float, float, bool]]] = {
+    "pso": [
+        ("c1", 0.0, 3.0, False),
+        ("c2", 0.0, 3.0, False),
+        ("w_start", 0.2, 1.4, False),
+        ("w_end", 0.0, 1.0, False),
+        ("swarm_size", 3, 40, True),
+    ],
+    "umda": [("population_size", 6, 100, True), ("top_fraction", 0.1, 0.6, False)],
+    "bumda": [("population_size", 6, 100, True)],
+    "drs": [("batch_size", 5, 100, True), ("top_fraction", 0.2, 0.8, False)],
+}
+
+#: Named settings to compare with: the papers' defaults (``budget=None``), the same with the
+#: budget rule, and the textbook constriction PSO (Clerc & Kennedy 2002: constant
+#: ``w = 0.7298``, ``c1 = c2 = 1.49618``).
+REFERENCE_SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
+    "pso": {
+        "paper": {"budget": None},
+        "paper + budget rule": {},
+        "textbook": {"c1": 1.49618, "c2": 1.49618, "inertia": (0.7298, 0.0, 0.7298)},
+    },
+    "umda": {"paper": {"budget": None}, "paper + budget rule": {}},
+    "bumda": {"paper": {"budget": None}, "paper + budget rule": {}},
+    "drs": {"paper": {"budget": None}, "paper + budget rule": {}},
+}
+
+_CLASSES: dict[str, Callable[..., optuna.samplers.BaseSampler]] = {
+    "pso": PSOSampler,
+    "umda": UMDASampler,
+    "bumda": BUMDASampler,
+    "drs": DynamicRandomSampler,
+}
+
+
+def settings_from_params(sampler: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Constructor keyword arguments from an outer trial's parameters."""
+    if sampler not in SPACES:
+        raise ValueError(f"sampler must be one of {list(SPACES)}, got {sampler!r}.")
+    settings = dict(params)
+    if sampler == "pso":
+        settings["inertia"] = (settings.pop("w_start"), 0.5, settings.pop("w_end"))
+    return settings
+
+
+def suite_problems(
+    suite: str, dim: int, functions: Sequence[str] | None = None
+) -> list[tuple[str, Regret, tuple[float, float]]]:
+    """``(name, regret function, (low, high))`` of each function of a suite."""
+    if suite == "nine":
+        from optuna_psms.benchmarks.functions import FUNCTIONS
+        from optuna_psms.benchmarks.functions import shift_of
+
+        names = list(FUNCTIONS) if functions is None else list(functions)
+        out: list[tuple[str, Regret, tuple[float, float]]] = []
+        for name in names:
+            if name not in FUNCTIONS:
+                raise ValueError(f"unknown function {name!r} of the nine: {list(FUNCTIONS)}.")
+            f = FUNCTIONS[name]
+            shift, low, high, opt = shift_of(f, dim), *f.domain, f.optimum(dim)
+
+            def regret(x: np.ndarray, f: Any = f, s: Any = shift, lo: float = low,
+                       hi: float = high, o: float = opt) -> float:  # fmt: skip
+                return float(f(np.clip(x - s, lo, hi)) - o)
+
+            out.append((name, regret, f.domain))
+        return out
+    if suite == "bbob":
+        from optuna_psms.benchmarks.bbob import FUNCTION_NAMES
+        from optuna_psms.benchmarks.bbob import Problem
+
+        ids = list(FUNCTION_NAMES) if functions is None else [int(f) for f in functions]
+        return [(f"f{i}", Problem(i, dim, 1), (-5.0, 5.0)) for i in ids]
+    raise ValueError(f"suite must be 'nine' or 'bbob', got {suite!r}.")
+
+
+def _final_regret(
+    make: Callable[[int], optuna.samplers.BaseSampler],
+    regret: Regret,
+    domain: tuple[float, float],
+    dim: int,
+    budget: int,
+    seed: int,
+) -> float:
+    names = [f"x{i}" for i in range(dim)]
+
+    def objective(trial: optuna.Trial) -> float:
+        return regret(np.array([trial.suggest_float(n, *domain) for n in names]))
+
+    study = optuna.create_study(sampler=make(seed))
+    study.optimize(objective, n_trials=budget)
+    return float(study.best_value)
+
+
+@functools.lru_cache(maxsize=32)
+def _random_medians(
+    suite: str, dim: int, budget: int, seeds: int, functions: tuple[str, ...] | None
+) -> tuple[float, ...]:
+    out = []
+    for _, regret, domain in suite_problems(suite, dim, functions):
+        runs = [
+            _final_regret(
+                lambda s: optuna.samplers.RandomSampler(seed=s), regret, domain, dim, budget, s
+            )
+            for s in range(seeds)
+        ]
+        out.append(statistics.median(runs))
+    return tuple(out)
+
+
+def evaluate(
+    sampler: str,
+    settings: dict[str, Any],
+    *,
+    suite: str = "nine",
+    dim: int = 5,
+    budget: int = 200,
+    seeds: int = 3,
+    functions: Sequence[str] | None = None,
+) -> float:
+    """Normalized regret of ``sampler`` built with ``settings`` and ``budget=budget``.
+
+    The mean over the suite's functions of the median (seeds ``0 .. seeds - 1``) final
+    regret after ``budget`` trials divided by ``RandomSampler``'s median with the same seeds.
+    ``settings={"budget": None}`` builds the sampler without its budget rule.
+    """
+    if sampler not in _CLASSES:
+        raise ValueError(f"sampler must be one of {list(_CLASSES)}, got {sampler!r}.")
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    fkey = None if functions is None else tuple(functions)
+    reference = _random_medians(suite, dim, budget, seeds, fkey)
+    cls = _CLASSES[sampler]
+    kwargs = dict(settings)
+    if sampler != "pso" or "n_iterations" not in kwargs:
+        kwargs.setdefault("budget", budget)
+
+    def make(seed: int) -> optuna.samplers.BaseSampler:
+        return cls(seed=seed, **kwargs)
+
+    ratios = []
+    for (_, regret, domain), ref in zip(suite_problems(suite, dim, functions), reference):
+        med = statistics.median(
+            _final_regret(make, regret, domain, dim, budget, s) for s in range(seeds)
+        )
+        ratios.append(med / ref if ref > 0 else (1.0 if med <= 0 else math.inf))
+    return statistics.fmean(ratios)
+
+
+def tune(
+    sampler: str = "pso",
+    *,
+    suite: str = "nine",
+    dim: int = 5,
+    budget: int = 200,
+    seeds: int = 3,
+    n_trials: int = 40,
+    functions: Sequence[str] | None = None,
+    outer_sampler: optuna.samplers.BaseSampler | None = None,
+    seed: int | None = 0,
+    storage: str | None = None,
+    study_name: str | None = None,
+) -> optuna.Study:
+    """Tune ``sampler``'s settings (:data:`SPACES`) to minimise :func:`evaluate`.
+
+    Args:
+        sampler: ``"pso"``, ``"umda"``, ``"bumda"`` or ``"drs"``.
+        suite: ``"nine"`` or ``"bbob"``: the inner objective.
+        dim: Dimension of the inner functions.
+        budget: Trials of each inner run (the sampler is built with ``budget=budget``).
+        seeds: Inner runs per function (seeds ``0 .. seeds - 1``).
+        n_trials: Outer trials.
+        functions: A subset of the suite (names for ``"nine"``, ids for ``"bbob"``).
+        outer_sampler: The tuner; default ``PSOSampler(budget=n_trials, seed=seed)`` (a
+            sampler of this package, as in the paper).
+        seed: Seed of the default outer sampler.
+        storage: Optuna storage URL of the outer study (resumable), or ``None``.
+        study_name: Name of the outer study.
+
+    Returns:
+        The outer study: ``best_params`` (see :func:`settings_from_params`), ``best_value``
+        (the tuned settings' normalized regret on the tuning suite).
+    """
+    if sampler not in SPACES:
+        raise ValueError(f"sampler must be one of {list(SPACES)}, got {sampler!r}.")
+    if isinstance(n_trials, bool) or not isinstance(n_trials, int) or n_trials < 1:
+        raise ValueError(f"n_trials must be a positive integer, got {n_trials!r}.")
+    space = SPACES[sampler]
+
+    def objective(trial: optuna.Trial) -> float:
+        params: dict[str, Any] = {}
+        for name, low, high, is_int in space:
+            params[name] = (
+                trial.suggest_int(name, int(low), int(high))
+                if is_int
+                else trial.suggest_float(name, low, high)
+            )
+        settings = settings_from_params(sampler, params)
+        return evaluate(
+            sampler,
+            settings,
+            suite=suite,
+            dim=dim,
+            budget=budget,
+            seeds=seeds,
+            functions=functions,
+        )
+
+    outer = outer_sampler or PSOSampler(budget=n_trials, seed=seed)
+    study = optuna.create_study(
+        sampler=outer, storage=storage, study_name=study_name, load_if_exists=True
+    )
+    study.optimize(objective, n_trials=n_trials)
+    return study
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sampler", default="pso", choices=list(SPACES))
+    parser.add_argument("--tune-suite", default="nine", choices=["nine", "bbob"])
+    parser.add_argument("--report-suite", default="bbob", choices=["nine", "bbob"])
+    parser.add_argument("--dim", type=int, default=5)
+    parser.add_argument("--budget", type=int, default=200)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--report-seeds", type=int, default=3)
+    parser.add_argument("--trials", type=int, default=40, help="outer trials")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    study = tune(
+        args.sampler,
+        suite=args.tune_suite,
+        dim=args.dim,
+        budget=args.budget,
+        seeds=args.seeds,
+        n_trials=args.trials,
+        seed=args.seed,
+    )
+    tuned = settings_from_params(args.sampler, study.best_params)
+    print(f"tuned on {args.tune_suite} ({args.trials} outer trials): {tuned}\n")
+    rows = {**REFERENCE_SETTINGS[args.sampler], "tuned": tuned}
+    suites = [args.tune_suite] + [s for s in [args.report_suite] if s != args.tune_suite]
+    print(
+        f"normalized regret, {args.dim}-D, {args.budget} trials "
+        f"(tune suite: {args.seeds} seeds; report: {args.report_seeds} seeds)\n"
+    )
+    print("| settings | " + " | ".join(suites) + " |")
+    print("|---" * (len(suites) + 1) + "|")
+    for label, settings in rows.items():
+        cells = []
+        for s in suites:
+            seeds = args.seeds if s == args.tune_suite else args.report_seeds
+            value = evaluate(
+                args.sampler, settings, suite=s, dim=args.dim, budget=args.budget, seeds=seeds
+            )
+            cells.append(f"{value:.3f}")
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

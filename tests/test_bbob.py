@@ -1,0 +1,134 @@
+"""The BBOB runner: f_opt as COCO logs it, the objective, and the script end to end."""
+
+from __future__ import annotations
+
+import glob
+import json
+from pathlib import Path
+import re
+
+import optuna
+import pytest
+
+from optuna_psms.benchmarks import bbob
+
+
+cocoex = pytest.importorskip("cocoex", reason="coco-experiment (the bench extra) is missing")
+
+
+def test_optimal_value_matches_coco_logger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # COCO's own logger writes f_opt into each data file header: compare for all 24
+    # functions on three instances (1, 2 and the 7th index, instance 72 this year).
+    monkeypatch.chdir(tmp_path)
+    suite = cocoex.Suite("bbob", "", "dimensions:2 instance_indices:1,2,7 function_indices:1-24")
+    observer = cocoex.Observer("bbob", "result_folder: fopt algorithm_name: check")
+    seen: dict[int, set[int]] = {}
+    for problem in suite:
+        problem.observe_with(observer)
+        problem([0.0, 0.0])
+        seen.setdefault(problem.id_function, set()).add(problem.id_instance)
+        problem.free()
+    del observer
+    logged: dict[int, set[float]] = {}
+    for path in glob.glob(str(tmp_path / "exdata" / "fopt*" / "data_f*" / "*.dat")):
+        fid = int(re.search(r"_f(\d+)_", path).group(1))  # type: ignore[union-attr]
+        logged.setdefault(fid, set()).update(
+            float(v) for v in re.findall(r"Fopt \(([^)]*)\)", Path(path).read_text())
+        )
+    assert sorted(logged) == list(range(1, 25))
+    for fid, instances in seen.items():
+        assert {bbob.optimal_value(fid, i) for i in instances} == logged[fid]
+
+
+def test_objective_is_regret() -> None:
+    problem = bbob.Problem(1, 3, 1)
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    study.optimize(bbob.make_objective(1, 3, 1), n_trials=30)
+    assert all(t.value is not None and t.value > 0 for t in study.trials)
+    x = [study.best_params[f"x{i}"] for i in range(3)]
+    assert problem(x) == pytest.approx(study.best_value)
+    # Sphere: regret = squared distance to x_opt, so a huge x has a huge regret.
+    assert problem([5.0, 5.0, 5.0]) > problem(x) or problem([-5.0, -5.0, -5.0]) > problem(x)
+
+
+@pytest.mark.parametrize(
+    "args", [(0, 5, 1), (1, 0, 1), (1, 5, 0), (25, 5, 1), (1, True, 1)], ids=str
+)
+def test_bad_problem_is_one_line_error(args: tuple[int, int, int]) -> None:
+    with pytest.raises(ValueError, match="must be"):
+        bbob.Problem(*args)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["nope", "tpe@budget", "pso@later", 'tpe{"seed": 1}', "pso{bad", "pso[1]", 'pso{"nope": 1}'],
+)
+def test_unknown_sampler_is_rejected(name: str) -> None:
+    with pytest.raises(ValueError, match="unknown sampler"):
+        bbob.build_sampler(name, 0, 10)
+
+
+def test_sampler_names_with_budget_and_arguments() -> None:
+    from optuna_psms import PSOSampler
+
+    plain = bbob.build_sampler("pso", 0, 200)
+    budgeted = bbob.build_sampler("pso@budget", 0, 200)
+    absorb = bbob.build_sampler('pso@budget{"boundary": "absorb", "swarm_size": 10}', 0, 200)
+    assert isinstance(budgeted, PSOSampler) and isinstance(absorb, PSOSampler)
+    assert plain._params["n_iterations"] == 50  # type: ignore[attr-defined]
+    assert budgeted._params["n_iterations"] == 40  # type: ignore[attr-defined]
+    assert absorb._params["n_iterations"] == 20  # type: ignore[attr-defined]
+    assert absorb._params["boundary"] == "absorb"  # type: ignore[attr-defined]
+
+
+def test_script_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "runs.json"
+    plots = tmp_path / "plots"
+    argv = ["--samplers", "random", "pso", "--functions", "1,2", "--dim", "2"]
+    argv += ["--trials", "12", "--seeds", "2", "--json", str(out), "--plots", str(plots)]
+    bbob.main(argv)
+    first = capsys.readouterr().out
+    assert "| f1 sphere | 1 |" in first and "**normalized regret**" in first
+    assert "| % coordinates exactly on a wall | 0.0 |" in first
+    saved = json.loads(out.read_text())
+    assert len(saved["runs"]) == 2 * 2 * 2
+    for run in saved["runs"]:
+        assert 0.0 <= run["wall"] <= 1.0 and 0.0 <= run["centre"] <= 1.0
+        trace = run["trace"]
+        assert len(trace) == 12 and all(a >= b for a, b in zip(trace, trace[1:]))
+    assert (plots / "ecdf.png").stat().st_size > 0
+    assert (plots / "convergence.png").stat().st_size > 0
+    bbob.main(["--from-json", str(out)])
+    again = capsys.readouterr().out
+    assert again.splitlines()[:8] == first.splitlines()[:8]
+    # A second invocation with another sampler merges into one table.
+    other = tmp_path / "other.json"
+    argv = ["--samplers", "random", "cmaes", "--functions", "1,2", "--dim", "2"]
+    bbob.main(argv + ["--trials", "12", "--seeds", "2", "--json", str(other)])
+    capsys.readouterr()
+    bbob.main(["--from-json", str(out), str(other)])
+    merged = capsys.readouterr().out
+    assert "| function | random | pso | cmaes |" in merged
+
+
+def test_summary_normalizes_by_random() -> None:
+    runs = [
+        {"sampler": s, "function": f, "trace": [v]}
+        for s, f, v in [("random", 1, 4.0), ("a", 1, 2.0), ("random", 2, 1.0), ("a", 2, 3.0)]
+    ]
+    summary = bbob.summarize(runs, ["random", "a"], [1, 2])
+    assert summary["ratio"][("a", 1)] == 0.5 and summary["ratio"][("a", 2)] == 3.0
+    assert summary["normalized"]["a"] == pytest.approx(1.75)
+    assert summary["normalized"]["random"] == 1.0
+    assert summary["losses"]["a"] == [2]
+
+
+def test_ecdf_counts_targets_reached() -> None:
+    import numpy as np
+
+    from optuna_psms.benchmarks._bbob_plots import ecdf
+
+    values = ecdf([[1e3, 1e-9]], np.array([1.0, 1e-8]))
+    assert values.tolist() == [0.0, 1.0]
