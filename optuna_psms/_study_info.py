@@ -93,11 +93,14 @@ DESCRIPTIONS: dict[str, str] = {
     ),
 }
 
-# sampler -> studies (storage id, study id) already written by this process.
-_written: weakref.WeakKeyDictionary[BaseSampler, set[tuple[int, int]]] = (
-    weakref.WeakKeyDictionary()
-)
-_written_lock = threading.Lock()
+_Done = weakref.WeakKeyDictionary[Any, set[int]]  # storage -> study ids
+# sampler -> storage -> studies already written by this process (weak: no id reuse).
+_written: weakref.WeakKeyDictionary[BaseSampler, _Done] = weakref.WeakKeyDictionary()
+_named: _Done = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+#: The loss each built-in metric of :mod:`optuna_psms.fms.metrics` minimises, as shown.
+METRIC_LABELS = {"ber": "BER", "error": "error rate", "auc": "1 - AUC", "pi_svm": "1 - PI_SVM"}
 
 
 def _jsonable(value: Any) -> Any:
@@ -142,13 +145,9 @@ def write_once(study: Study, sampler: BaseSampler, seed: int) -> None:
 
     Never raises: a failure is logged and the study goes on.
     """
-    storage, study_id = _compat.storage_of(study)
-    key = (id(storage), study_id)
-    with _written_lock:
-        done = _written.setdefault(sampler, set())
-        if key in done:
-            return
-        done.add(key)
+    # Calls after the first cost a dict lookup (the adapter calls this on every ask).
+    if _seen_before(_written.setdefault(sampler, weakref.WeakKeyDictionary()), study):
+        return
     try:
         wanted = {
             SAMPLER_KEY: type(sampler).__name__,
@@ -173,3 +172,33 @@ def _save_note(study: Study, body: str) -> None:
     if existing == body or (existing.strip() and not existing.startswith(NOTE_HEADING)):
         return  # unchanged, or the user's own note
     dashboard.save_note(study, body)
+
+
+def _seen_before(done: _Done, study: Study) -> bool:
+    """Whether ``study`` is in ``done`` already; adds it. (True means: skip.)"""
+    storage, study_id = _compat.storage_of(study)
+    with _lock:
+        ids = done.setdefault(storage, set())
+        if study_id in ids:
+            return True
+        ids.add(study_id)
+        return False
+
+
+def name_metric(trial: Any, metric: str) -> None:
+    """Name the objective of ``trial``'s study after ``metric`` (e.g. ``"BER"``), once.
+
+    optuna-dashboard then labels its plots with it instead of "Objective 0". A trial without
+    a study (``FixedTrial``) is ignored; a failure is logged, never raised.
+    """
+    study = getattr(trial, "study", None)
+    if not isinstance(study, Study):
+        return
+    try:
+        if _seen_before(_named, study):
+            return
+        label = METRIC_LABELS.get(metric, f"-{metric}")
+        if study.metric_names != [label]:
+            study.set_metric_names([label])
+    except Exception:
+        _logger.exception("Could not name the study's objective.")

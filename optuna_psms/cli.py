@@ -242,6 +242,12 @@ def _select(args: argparse.Namespace) -> int:
         f"CV {args.metric} ({args.cv}-fold): {model.best_score_:.4f}  "
         f"[trial {study.best_trial.number}; {n_done} complete, {n_fail} failed]"
     )
+    try:  # the population and model-choice plots, shown by optuna-dashboard
+        from optuna_psms.visualization import publish
+
+        publish(study)
+    except ImportError as exc:
+        print(f"Dashboard plots skipped: {exc}")
     if isinstance(args.storage, str) and args.storage:
         print(f"Dashboard: optuna-dashboard {args.storage}")
     try:
