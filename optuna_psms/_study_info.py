@@ -23,6 +23,7 @@ import importlib
 import inspect
 import threading
 from typing import Any
+import warnings
 import weakref
 
 import optuna
@@ -198,7 +199,9 @@ def name_metric(trial: Any, metric: str) -> None:
         if _seen_before(_named, study):
             return
         label = METRIC_LABELS.get(metric, f"-{metric}")
-        if study.metric_names != [label]:
-            study.set_metric_names([label])
+        with warnings.catch_warnings():  # set_metric_names is "experimental" in Optuna
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            if study.metric_names != [label]:
+                study.set_metric_names([label])
     except Exception:
         _logger.exception("Could not name the study's objective.")

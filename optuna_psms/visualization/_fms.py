@@ -81,7 +81,7 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
             from optuna_psms.visualization import plot_model_choices
 
             X, y = load_breast_cancer(return_X_y=True)
-            space = FullModelSpace(classifiers=["naive_bayes", "logistic"])
+            space = FullModelSpace(classifiers=["naive_bayes", "mean_variance"])
             objective = make_objective(X[:150], y[:150], space=space, random_state=0)
             study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
             study.optimize(objective, n_trials=6)
@@ -181,7 +181,7 @@ def plot_loss_by_method(study: Study) -> go.Figure:
             from optuna_psms.visualization import plot_loss_by_method
 
             X, y = load_breast_cancer(return_X_y=True)
-            space = FullModelSpace(classifiers=["naive_bayes", "logistic"])
+            space = FullModelSpace(classifiers=["naive_bayes", "mean_variance"])
             objective = make_objective(X[:150], y[:150], space=space, random_state=0)
             study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
             study.optimize(objective, n_trials=6)
