@@ -72,6 +72,7 @@ from optuna_psms import _compat
 from optuna_psms import _records
 from optuna_psms import _runs
 from optuna_psms import _space
+from optuna_psms import _study_info
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
@@ -659,6 +660,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
 
     def _ask(self, study: Study, cache: _StudyCache, trial: FrozenTrial) -> _Asked:
         seed = self._seed_for(cache)
+        _study_info.write_once(study, self, seed)  # sampler name, settings, seed, note
         number = trial.number
         # The latest run that started at or before this trial (another worker may have
         # started a run at a later trial number already).

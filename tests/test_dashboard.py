@@ -1,8 +1,10 @@
-"""A model-selection study opens in optuna-dashboard with the sampler's and fms' attrs."""
+"""A model-selection study opens in optuna-dashboard with the sampler's and fms' attrs,
+the sampler's study note and settings, a named objective and the published figures."""
 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from typing import Any
 import urllib.request
@@ -10,12 +12,20 @@ from wsgiref.simple_server import make_server
 from wsgiref.simple_server import WSGIRequestHandler
 
 import optuna
+from optuna_dashboard import get_note
+from optuna_dashboard import save_note
 from optuna_dashboard import wsgi
+import pytest
 from sklearn.datasets import load_breast_cancer
 
+import optuna_psms
+from optuna_psms import _study_info
 from optuna_psms import FullModelSelector
 from optuna_psms import FullModelSpace
 from optuna_psms import PSOSampler
+from optuna_psms.visualization import publish
+from tests.samplers import make
+from tests.samplers import SAMPLERS
 
 
 class _Quiet(WSGIRequestHandler):
@@ -35,6 +45,7 @@ def test_dashboard_serves_the_study_with_psms_and_fms_attrs(tmp_path: Any) -> No
         study_name="dash",
         random_state=0,
     ).fit(X[:200], y[:200])
+    saved = publish(optuna.load_study(study_name="dash", storage=url))
 
     storage = optuna.storages.RDBStorage(url)
     server = make_server("127.0.0.1", 0, wsgi(storage), handler_class=_Quiet)
@@ -59,3 +70,81 @@ def test_dashboard_serves_the_study_with_psms_and_fms_attrs(tmp_path: Any) -> No
         assert attrs["psms:particle"] == str(number % 5)
         assert attrs["psms:iteration"] == str(number // 5)
         assert any(key.startswith("fms:") for key in attrs), attrs
+    # What the dashboard shows on the study page: our figures, the note, the metric name.
+    graphs = {g["id"]: json.loads(g["graph_object"]) for g in detail["plotly_graph_objects"]}
+    assert (
+        set(graphs)
+        == set(saved)
+        == {
+            "psms-population",
+            "psms-generations",
+            "psms-model-choices",
+            "psms-loss-by-method",
+            "psms-choice-importances",
+        }
+    )
+    assert graphs["psms-population"]["layout"]["title"]["text"] == (
+        "Population of PSOSampler by iteration"
+    )
+    assert any(t.get("name") == "best so far" for t in graphs["psms-generations"]["data"])
+    assert detail["note"]["body"].startswith(_study_info.NOTE_HEADING + " PSOSampler")
+    assert "psms:particle" in detail["note"]["body"]
+    assert detail["objective_names"] == ["BER"]
+    study_attrs = {a["key"]: a["value"] for a in detail["user_attrs"]}
+    assert study_attrs["psms:sampler"] == "PSOSampler"
+    assert json.loads(study_attrs["psms:seed"]) == 0
+
+
+def _objective(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", -5, 5)
+    return x**2 + trial.suggest_int("y", -3, 3) ** 2
+
+
+@pytest.mark.parametrize("name", list(SAMPLERS))
+def test_study_attrs_rebuild_the_sampler_that_made_the_study(name: str) -> None:
+    study = optuna.create_study(sampler=make(name, seed=None))  # an unseeded study
+    study.optimize(_objective, n_trials=12)
+    attrs = study.user_attrs
+    cls = getattr(optuna_psms, attrs["psms:sampler"])
+    assert cls is type(study.sampler)
+    rebuilt = cls(seed=attrs["psms:seed"], **attrs["psms:settings"])
+    again = optuna.create_study(sampler=rebuilt)
+    again.optimize(_objective, n_trials=12)
+    assert [t.params for t in again.trials] == [t.params for t in study.trials]
+    note = get_note(study)
+    assert note.startswith(f"{_study_info.NOTE_HEADING} {attrs['psms:sampler']}")
+    assert f"seed `{attrs['psms:seed']}`" in note
+
+
+def test_a_users_own_note_is_kept() -> None:
+    study = optuna.create_study(sampler=PSOSampler(seed=0))
+    save_note(study, "my experiment")
+    study.optimize(_objective, n_trials=3)
+    assert get_note(study) == "my experiment"
+    assert study.user_attrs["psms:sampler"] == "PSOSampler"
+
+
+def test_without_optuna_dashboard_the_attrs_are_still_written(monkeypatch: Any) -> None:
+    monkeypatch.setitem(sys.modules, "optuna_dashboard", None)  # import fails
+    study = optuna.create_study(sampler=PSOSampler(seed=3))
+    study.optimize(_objective, n_trials=3)
+    assert study.user_attrs["psms:seed"] == 3
+    monkeypatch.undo()
+    assert get_note(study) == ""
+
+
+def test_study_info_is_read_once_per_study() -> None:
+    storage = optuna.storages.InMemoryStorage()
+    calls = []
+    original = storage.get_study_user_attrs
+
+    def counting(study_id: int) -> dict[str, Any]:
+        calls.append(study_id)
+        return original(study_id)
+
+    storage.get_study_user_attrs = counting  # type: ignore[method-assign]
+    study = optuna.create_study(storage=storage, sampler=PSOSampler(seed=0))
+    study.optimize(_objective, n_trials=2)
+    first = len(calls)
+    study.optimize(_objective, n_trials=20)
+    assert first >= 1 and len(calls) == first

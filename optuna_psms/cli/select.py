@@ -498,5 +498,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"  apply it: optuna-psms predict --model {save_to} --csv NEW.csv")
     from optuna_psms.storages import dashboard_argument
 
+    try:  # the population and model-choice figures, shown by optuna-dashboard
+        from optuna_psms.visualization import publish
+
+        publish(study)
+    except ImportError as exc:
+        print(f"  dashboard figures skipped: {exc}")
     print(f"  dashboard: optuna-dashboard {dashboard_argument(args.storage)}")
     return 130 if interrupted else 0

@@ -17,6 +17,7 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
 
+from optuna_psms import _study_info
 from optuna_psms.fms.data import check_classification_data
 from optuna_psms.fms.data import TabularEncoder
 from optuna_psms.fms.metrics import check_metric
@@ -157,6 +158,7 @@ class FullModelObjective:
 
     # --------------------------------------------------------------------- objective
     def __call__(self, trial: optuna.trial.BaseTrial) -> float:
+        _study_info.name_metric(trial, self.metric)  # set_metric_names, e.g. "BER", once
         spec = self.space.suggest(trial, self.context)
         trial.set_user_attr("fms:pipeline", spec.describe())
         if spec.selector is not None and spec.selector[0].name == "mask":

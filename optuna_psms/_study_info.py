@@ -1,0 +1,207 @@
+"""What a population sampler writes about itself once per study, for optuna-dashboard.
+
+On its first ask in a study (per process), every :class:`~optuna_psms.PopulationSampler`
+writes three study user attrs:
+
+``psms:sampler``
+    The sampler's class name, e.g. ``"PSOSampler"``.
+``psms:settings``
+    Its constructor settings (JSON values), e.g. ``{"swarm_size": 5, "c1": 2.0, ...}``.
+``psms:seed``
+    The seed its draws derive from (the adopted or drawn one when ``seed=None``), so
+    ``PSOSampler(seed=psms:seed, **psms:settings)`` reproduces the study.
+
+and, when optuna-dashboard is importable, a study note (Markdown) explaining what the
+sampler does and how to read its per-trial ``psms:*`` attrs. A note the user wrote
+(one that does not start with :data:`NOTE_HEADING`) is never overwritten. This module
+needs only Optuna; optuna-dashboard is imported lazily and optional.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import threading
+from typing import Any
+import warnings
+import weakref
+
+import optuna
+from optuna.samplers import BaseSampler
+from optuna.study import Study
+
+from optuna_psms import _compat
+
+
+_logger = optuna.logging.get_logger(__name__)
+
+SAMPLER_KEY = "psms:sampler"
+SETTINGS_KEY = "psms:settings"
+SEED_KEY = "psms:seed"
+#: Every note this package writes starts with this; other notes are the user's.
+NOTE_HEADING = "## optuna-psms:"
+
+_COMMON = (
+    "Each trial's full sampler state is a JSON record in its system attrs (`psms:rec`). "
+    "A restarted run sets `psms:run` on its trials; the trial that detected convergence "
+    "carries `psms:converged_run`, `psms:run_trials` and `psms:pfc` (share of the run's "
+    "nominal budget used). The study user attrs `psms:sampler`, `psms:settings` and "
+    "`psms:seed` reproduce the sampler. `optuna_psms.visualization.publish(study)` adds the "
+    "population and generation plots (and, for full model selection, the choices and "
+    "loss-by-method plots) to this dashboard."
+)
+
+#: What each algorithm does and what its per-trial user attrs mean (Markdown).
+DESCRIPTIONS: dict[str, str] = {
+    "pso": (
+        "Particle swarm optimisation (PSMS, Escalante et al. 2009): a swarm of particles "
+        "flies through the unit box of all parameters, each pulled towards its own best "
+        "and the swarm's best position. Trial `n` is particle `n % swarm_size` at "
+        "iteration `n // swarm_size`: user attrs `psms:particle` and `psms:iteration`."
+    ),
+    "pattern": (
+        "Pattern search (PATSMS): around the best point so far, a sweep evaluates the "
+        "points one step away along each coordinate (both signs); the step is halved "
+        "after a sweep without improvement. User attrs `psms:sweep`, `psms:point` (pattern "
+        "column), `psms:step`; `psms:explore` marks a random exploration point."
+    ),
+    "dfgs": (
+        "Deterministic focused grid search: each level evaluates a grid around the best "
+        "point so far, then the next level zooms in with a finer grid. User attrs "
+        "`psms:level` and `psms:point`; `psms:speculative` marks a point of the next level "
+        "asked early, `psms:explore` a random exploration point."
+    ),
+    "afgs": (
+        "Annealed focused grid search: a random walk over the grid of each level, accepting "
+        "worse points with a temperature that decreases, then the next level zooms in. User "
+        "attrs `psms:level` and `psms:step` (position in the level's walk)."
+    ),
+    "umda": (
+        "UMDA, a Gaussian estimation-of-distribution algorithm: each generation samples a "
+        "population from independent Gaussians fitted to the best members of the previous "
+        "one. User attrs `psms:generation` and `psms:sample`."
+    ),
+    "bumda": (
+        "BUMDA, a Boltzmann-weighted Gaussian EDA: each generation samples from Gaussians "
+        "whose mean and variance weight the selected members by their fitness. User attrs "
+        "`psms:generation` and `psms:sample`."
+    ),
+    "drs": (
+        "Random search with dynamic updating (RSDU): batches of random points; after each "
+        "batch every numeric range shrinks to the span of the best half, and each two-choice "
+        "flag (feature on/off) is drawn with its frequency in that half, muted below the "
+        "muting threshold. User attrs `psms:batch` and `psms:sample`."
+    ),
+}
+
+_Done = weakref.WeakKeyDictionary[Any, set[int]]  # storage -> study ids
+# sampler -> storage -> studies already written by this process (weak: no id reuse).
+_written: weakref.WeakKeyDictionary[BaseSampler, _Done] = weakref.WeakKeyDictionary()
+_named: _Done = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+#: The loss each built-in metric of :mod:`optuna_psms.fms.metrics` minimises, as shown.
+METRIC_LABELS = {"ber": "BER", "error": "error rate", "auc": "1 - AUC", "pi_svm": "1 - PI_SVM"}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, bool | int | float | str) or value is None:
+        return value
+    return repr(value)
+
+
+def sampler_settings(sampler: BaseSampler) -> dict[str, Any]:
+    """The constructor arguments of ``sampler`` except ``seed``, as JSON values.
+
+    Read from the attributes the sampler keeps (``_params[name]`` or ``_<name>``); an
+    argument the sampler does not keep under either name is left out.
+    """
+    params = getattr(sampler, "_params", None)
+    settings: dict[str, Any] = {}
+    for name in inspect.signature(type(sampler).__init__).parameters:
+        if name in ("self", "seed", "args", "kwargs"):
+            continue
+        if isinstance(params, dict) and name in params:
+            settings[name] = _jsonable(params[name])
+        elif hasattr(sampler, "_" + name):
+            settings[name] = _jsonable(getattr(sampler, "_" + name))
+    return settings
+
+
+def note_text(sampler: BaseSampler, seed: int) -> str:
+    """The study note of ``sampler`` (Markdown)."""
+    algorithm = str(getattr(sampler, "algorithm", ""))
+    what = DESCRIPTIONS.get(algorithm, "A population sampler of optuna-psms.")
+    settings = ", ".join(f"{k}={v!r}" for k, v in sampler_settings(sampler).items())
+    return (
+        f"{NOTE_HEADING} {type(sampler).__name__}\n\n{what}\n\n"
+        f"Settings: `{settings}`, seed `{seed}`.\n\n{_COMMON}\n"
+    )
+
+
+def write_once(study: Study, sampler: BaseSampler, seed: int) -> None:
+    """Write the sampler's study attrs and note, once per study and process.
+
+    Never raises: a failure is logged and the study goes on.
+    """
+    # Calls after the first cost a dict lookup (the adapter calls this on every ask).
+    if _seen_before(_written.setdefault(sampler, weakref.WeakKeyDictionary()), study):
+        return
+    try:
+        wanted = {
+            SAMPLER_KEY: type(sampler).__name__,
+            SETTINGS_KEY: sampler_settings(sampler),
+            SEED_KEY: int(seed),
+        }
+        current = study.user_attrs
+        for name, value in wanted.items():
+            if current.get(name) != value:
+                study.set_user_attr(name, value)
+        _save_note(study, note_text(sampler, seed))
+    except Exception:  # the dashboard's extras must never break a study
+        _logger.exception("Could not write the sampler's study attrs or note.")
+
+
+def _save_note(study: Study, body: str) -> None:
+    try:
+        dashboard: Any = importlib.import_module("optuna_dashboard")
+    except ImportError:
+        return
+    existing = dashboard.get_note(study)
+    if existing == body or (existing.strip() and not existing.startswith(NOTE_HEADING)):
+        return  # unchanged, or the user's own note
+    dashboard.save_note(study, body)
+
+
+def _seen_before(done: _Done, study: Study) -> bool:
+    """Whether ``study`` is in ``done`` already; adds it. (True means: skip.)"""
+    storage, study_id = _compat.storage_of(study)
+    with _lock:
+        ids = done.setdefault(storage, set())
+        if study_id in ids:
+            return True
+        ids.add(study_id)
+        return False
+
+
+def name_metric(trial: Any, metric: str) -> None:
+    """Name the objective of ``trial``'s study after ``metric`` (e.g. ``"BER"``), once.
+
+    optuna-dashboard then labels its plots with it instead of "Objective 0". A trial without
+    a study (``FixedTrial``) is ignored; a failure is logged, never raised.
+    """
+    study = getattr(trial, "study", None)
+    if not isinstance(study, Study):
+        return
+    try:
+        if _seen_before(_named, study):
+            return
+        label = METRIC_LABELS.get(metric, f"-{metric}")
+        with warnings.catch_warnings():  # set_metric_names is "experimental" in Optuna
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            if study.metric_names != [label]:
+                study.set_metric_names([label])
+    except Exception:
+        _logger.exception("Could not name the study's objective.")

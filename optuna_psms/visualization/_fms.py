@@ -1,0 +1,338 @@
+"""Full-model-selection plots: which methods the search chose, and how well they did.
+
+They read the parameter names of :mod:`optuna_psms.fms.space` (``clf:method``,
+``fs:method``, ``pre:<name>``), so they work for a study made by any sampler, TPE included.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+import optuna
+from optuna.distributions import BaseDistribution
+from optuna.distributions import CategoricalDistribution
+from optuna.distributions import IntDistribution
+from optuna.study import Study
+from optuna.trial import FrozenTrial
+from plotly.colors import qualitative
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from optuna_psms.visualization._data import completed
+from optuna_psms.visualization._data import objective_name
+from optuna_psms.visualization._data import sampler_name
+from optuna_psms.visualization._data import short
+
+
+CLASSIFIER = "clf:method"
+SELECTOR = "fs:method"
+_TOP_LEVEL = re.compile(r"^(clf:method|fs:method|pre:[^:]+|post:[^:]+)$")
+#: The summary that stands in for the (possibly 10,000) ``fs:mask:*`` parameters.
+FEATURES_KEPT = "features kept"
+#: Distinct colours within a panel (plotly's Dark24 then Light24).
+_PALETTE = tuple(qualitative.Dark24) + tuple(qualitative.Light24)
+
+
+def _fms_trials(study: Study, plot: str) -> list[FrozenTrial]:
+    trials = [t for t in study.get_trials(deepcopy=False) if CLASSIFIER in t.params]
+    if not trials:
+        raise ValueError(
+            f"{plot} needs a full-model-selection study (trials with a {CLASSIFIER!r} "
+            f"parameter); study {study.study_name!r} has none (sampler: {sampler_name(study)})."
+        )
+    return trials
+
+
+def _preprocessors(trials: list[FrozenTrial]) -> list[str]:
+    names = {
+        n
+        for t in trials
+        for n in t.params
+        if n.startswith("pre:") and n.count(":") == 1 and n != "pre:before_fs"
+    }
+    return sorted(names)
+
+
+def _bins(numbers: list[int], n_bins: int) -> list[tuple[int, int]]:
+    """Contiguous ranges of trial numbers holding about equally many trials."""
+    chunks = np.array_split(np.asarray(sorted(numbers)), min(n_bins, len(numbers)))
+    return [(int(c[0]), int(c[-1])) for c in chunks if c.size]
+
+
+def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
+    """Plot how often each classifier, feature selector and preprocessor was chosen over time.
+
+    The trials (every state: a failed pipeline was chosen too) are split into ``n_bins``
+    consecutive groups of about equal size; each panel shows, per group, the share of trials
+    that chose each classifier (``clf:method``), each feature-selection method
+    (``fs:method``) and each preprocessor (``pre:<name>`` on). A sampler that learns
+    concentrates on a few methods as the groups go on.
+
+    Example:
+
+        .. testcode::
+
+            import optuna
+            from sklearn.datasets import load_breast_cancer
+            from optuna_psms import FullModelSpace, make_objective
+            from optuna_psms.visualization import plot_model_choices
+
+            X, y = load_breast_cancer(return_X_y=True)
+            space = FullModelSpace(classifiers=["naive_bayes", "mean_variance"])
+            objective = make_objective(X[:150], y[:150], space=space, random_state=0)
+            study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+            study.optimize(objective, n_trials=6)
+            fig = plot_model_choices(study, n_bins=3)
+
+    Args:
+        study: A study of :func:`optuna_psms.make_objective` (any sampler).
+        n_bins: Number of consecutive groups of trials.
+
+    Returns:
+        A :class:`plotly.graph_objects.Figure`.
+
+    Raises:
+        ValueError: The study has no full-model-selection trial, or ``n_bins < 1``.
+    """
+    plot = "plot_model_choices"
+    if not isinstance(n_bins, int) or n_bins < 1:
+        raise ValueError(f"{plot}: n_bins must be a positive integer, got {n_bins!r}.")
+    trials = _fms_trials(study, plot)
+    bins = _bins([t.number for t in trials], n_bins)
+    labels = [f"{a}-{b}" if a != b else str(a) for a, b in bins]
+    groups: list[list[FrozenTrial]] = [[] for _ in bins]
+    for t in trials:
+        for i, (a, b) in enumerate(bins):
+            if a <= t.number <= b:
+                groups[i].append(t)
+                break
+    pres = _preprocessors(trials)
+    panels = ["classifier (clf:method)", "feature selection (fs:method)", "preprocessing (on)"]
+    figure = make_subplots(
+        rows=3, cols=1, shared_xaxes=True, subplot_titles=panels, vertical_spacing=0.08
+    )
+    for row, key in ((1, CLASSIFIER), (2, SELECTOR)):
+        group = ("classifier", "feature selection")[row - 1]
+        methods = sorted({str(t.params[key]) for t in trials if key in t.params})
+        for i, method in enumerate(methods):
+            shares = [
+                short(sum(str(t.params.get(key)) == method for t in g) / len(g)) for g in groups
+            ]
+            figure.add_trace(
+                go.Bar(
+                    x=labels,
+                    y=shares,
+                    name=method,
+                    legendgroup=group,
+                    legendgrouptitle_text=group,
+                    marker_color=_PALETTE[i % len(_PALETTE)],
+                    hovertemplate=f"{method}<br>trials %{{x}}: %{{y:.0%}}<extra></extra>",
+                ),
+                row=row,
+                col=1,
+            )
+    for i, name in enumerate(pres):
+        label = name.split(":", 1)[1]
+        shares = [short(sum(t.params.get(name) is True for t in g) / len(g)) for g in groups]
+        figure.add_trace(
+            go.Scatter(
+                x=labels,
+                y=shares,
+                mode="lines+markers",
+                name=label,
+                legendgroup="preprocessing",
+                legendgrouptitle_text="preprocessing",
+                line={"color": _PALETTE[i % len(_PALETTE)]},
+                hovertemplate=f"{label} on<br>trials %{{x}}: %{{y:.0%}}<extra></extra>",
+            ),
+            row=3,
+            col=1,
+        )
+    figure.update_layout(
+        barmode="stack",
+        title={"text": f"Model choices over the trials ({sampler_name(study)})"},
+        template="plotly_white",
+        height=650,
+        legend={"groupclick": "toggleitem", "tracegroupgap": 12},
+    )
+    for row in (1, 2, 3):
+        figure.update_yaxes(tickformat=".0%", range=[0, 1.02], row=row, col=1)
+    figure.update_xaxes(title_text="trial numbers", row=3, col=1)
+    return figure
+
+
+def plot_loss_by_method(study: Study) -> go.Figure:
+    """Plot the objective value of completed trials by classifier, selector and preprocessor.
+
+    One box per method (``clf:method``, ``fs:method``; for preprocessing, the trials that
+    had ``pre:<name>`` on), with every trial shown as a point; the axis labels give the
+    number of completed trials. Failed pipelines have no value and are not shown.
+
+    Example:
+
+        .. testcode::
+
+            import optuna
+            from sklearn.datasets import load_breast_cancer
+            from optuna_psms import FullModelSpace, make_objective
+            from optuna_psms.visualization import plot_loss_by_method
+
+            X, y = load_breast_cancer(return_X_y=True)
+            space = FullModelSpace(classifiers=["naive_bayes", "mean_variance"])
+            objective = make_objective(X[:150], y[:150], space=space, random_state=0)
+            study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+            study.optimize(objective, n_trials=6)
+            fig = plot_loss_by_method(study)
+
+    Args:
+        study: A study of :func:`optuna_psms.make_objective` (any sampler).
+
+    Returns:
+        A :class:`plotly.graph_objects.Figure`.
+
+    Raises:
+        ValueError: The study has no full-model-selection trial.
+    """
+    plot = "plot_loss_by_method"
+    _fms_trials(study, plot)
+    done = [t for t in completed(study) if CLASSIFIER in t.params]
+    if not done:
+        raise ValueError(f"{plot}: study {study.study_name!r} has no completed pipeline yet.")
+    figure = make_subplots(
+        rows=1,
+        cols=3,
+        shared_yaxes=True,
+        subplot_titles=["classifier", "feature selection", "preprocessing (on)"],
+        horizontal_spacing=0.04,
+    )
+    panels: list[dict[str, list[FrozenTrial]]] = [{}, {}, {}]
+    for t in done:
+        panels[0].setdefault(str(t.params[CLASSIFIER]), []).append(t)
+        panels[1].setdefault(str(t.params.get(SELECTOR, "none")), []).append(t)
+    for name in _preprocessors(done):
+        on = [t for t in done if t.params.get(name) is True]
+        if on:
+            panels[2][name.split(":", 1)[1]] = on
+    for col, panel in enumerate(panels, start=1):
+        for method in sorted(panel):
+            ts = panel[method]
+            figure.add_trace(
+                go.Box(
+                    y=[short(float(t.values[0])) for t in ts],
+                    name=f"{method} ({len(ts)})",
+                    boxpoints="all",
+                    jitter=0.4,
+                    pointpos=0,
+                    text=[f"trial {t.number}" for t in ts],
+                    marker={"size": 4},
+                    showlegend=False,
+                ),
+                row=1,
+                col=col,
+            )
+    figure.update_yaxes(title_text=objective_name(study), row=1, col=1)
+    figure.update_layout(
+        title={"text": f"{objective_name(study)} by method ({sampler_name(study)})"},
+        template="plotly_white",
+    )
+    return figure
+
+
+def choice_table(
+    study: Study,
+) -> tuple[dict[str, BaseDistribution], list[tuple[dict[str, Any], float]]]:
+    """Completed trials reduced to their top-level choices plus :data:`FEATURES_KEPT`.
+
+    Keeps the parameters every completed trial has (``clf:method``, ``fs:method``,
+    ``pre:<name>``, ``post:<name>``); the per-feature mask bits and the hyperparameters of
+    one method are left out, and the number of features reaching the classifier (the
+    ``fms:n_features`` user attr) stands for the mask.
+    """
+    done = [t for t in completed(study) if CLASSIFIER in t.params]
+    if not done:
+        return {}, []
+    shared = set.intersection(*(set(t.params) for t in done))
+    names = sorted(n for n in shared if _TOP_LEVEL.match(n))
+    dists: dict[str, BaseDistribution] = {}
+    for name in names:
+        dist = done[-1].distributions[name]
+        if isinstance(dist, CategoricalDistribution):
+            seen = {t.params[name] for t in done}
+            if not all(c in dist.choices for c in seen):
+                continue  # the choices changed during the study: leave it out
+        dists[name] = dist
+    kept = [t.user_attrs.get("fms:n_features") for t in done]
+    if all(isinstance(k, int) and not isinstance(k, bool) for k in kept):
+        counts = [int(k) for k in kept if isinstance(k, int)]
+        if min(counts) < max(counts):
+            dists[FEATURES_KEPT] = IntDistribution(min(counts), max(counts))
+    rows = []
+    for t, k in zip(done, kept):
+        params = {n: t.params[n] for n in dists if n != FEATURES_KEPT}
+        if FEATURES_KEPT in dists:
+            params[FEATURES_KEPT] = k
+        rows.append((params, float(t.values[0])))
+    return dists, rows
+
+
+def plot_choice_importances(study: Study) -> go.Figure:
+    """Plot parameter importances of the pipeline choices, with the feature mask summarised.
+
+    optuna-dashboard's own importance panel counts every parameter, so in a study whose
+    joint feature mask has thousands of ``fs:mask:*`` bits those bits fill the chart. This
+    figure computes Optuna's importances (:func:`optuna.importance.get_param_importances`,
+    fANOVA) over the choices every completed trial made (see :func:`choice_table`) and the
+    number of features that reached the classifier, in an in-memory copy of the trials.
+
+    Args:
+        study: A study of :func:`optuna_psms.make_objective` (any sampler).
+
+    Returns:
+        A :class:`plotly.graph_objects.Figure`.
+
+    Raises:
+        ValueError: The study has no full-model-selection trial or fewer than two completed
+            trials with differing choices.
+    """
+    plot = "plot_choice_importances"
+    _fms_trials(study, plot)
+    dists, rows = choice_table(study)
+    varying = {n: d for n, d in dists.items() if len({str(p[n]) for p, _ in rows}) > 1}
+    if len(rows) < 2 or not varying:
+        raise ValueError(
+            f"{plot}: study {study.study_name!r} needs two completed trials that differ in "
+            "their choices."
+        )
+    copy = optuna.create_study(direction=study.direction)
+    for params, value in rows:
+        if not math.isfinite(value):
+            continue
+        copy.add_trial(
+            optuna.trial.create_trial(
+                params={n: params[n] for n in varying},
+                distributions=varying,
+                value=value,
+            )
+        )
+    importances = optuna.importance.get_param_importances(
+        copy, evaluator=optuna.importance.FanovaImportanceEvaluator(seed=0)
+    )
+    names = list(importances)[::-1]
+    figure = go.Figure(
+        go.Bar(
+            x=[short(importances[n]) for n in names],
+            y=names,
+            orientation="h",
+            marker_color="#1f77b4",
+            hovertemplate="%{y}: %{x:.3f}<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        title={"text": "Importance of the pipeline choices (mask summarised as features kept)"},
+        xaxis_title=f"importance for {objective_name(study)} (fANOVA)",
+        template="plotly_white",
+    )
+    return figure

@@ -1,0 +1,282 @@
+"""optuna_psms.visualization: the figures show what the samplers' records say."""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any
+
+import optuna
+from optuna.distributions import CategoricalDistribution
+from optuna.distributions import FloatDistribution
+import plotly.graph_objects as go
+import pytest
+
+from optuna_psms import PatternSearchSampler
+from optuna_psms import visualization
+from optuna_psms._records import load
+from optuna_psms.visualization import plot_choice_importances
+from optuna_psms.visualization import plot_generations
+from optuna_psms.visualization import plot_loss_by_method
+from optuna_psms.visualization import plot_model_choices
+from optuna_psms.visualization import plot_population
+from tests.samplers import make
+from tests.samplers import SAMPLERS
+from tests.test_docstrings import _examples
+
+
+def _objective(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", -5, 5)
+    y = trial.suggest_int("y", -5, 5)
+    c = trial.suggest_categorical("c", ["a", "b"])
+    if x > 4.5:
+        raise optuna.TrialPruned()  # some trials are not complete
+    return x**2 + y**2 + (c == "b")
+
+
+@pytest.fixture(scope="module")
+def studies() -> dict[str, optuna.Study]:
+    out = {}
+    for name in SAMPLERS:
+        study = optuna.create_study(sampler=make(name, seed=1))
+        study.optimize(_objective, n_trials=45)
+        out[name] = study
+    return out
+
+
+def _trace(figure: go.Figure, name: str) -> Any:
+    (trace,) = [t for t in figure.data if t.name is not None and t.name.startswith(name)]
+    return trace
+
+
+def _records(study: optuna.Study) -> dict[int, dict[str, Any]]:
+    out = {}
+    for t in study.get_trials(deepcopy=False):
+        rec = load(t.system_attrs)
+        assert rec is not None
+        out[t.number] = rec
+    return out
+
+
+@pytest.mark.parametrize("name", list(SAMPLERS))
+def test_population_shows_every_trial_coloured_by_generation(
+    name: str, studies: dict[str, optuna.Study]
+) -> None:
+    study = studies[name]
+    records = _records(study)
+    figure = plot_population(study, params=["x", "y"])
+    assert isinstance(figure, go.Figure)
+    trials = _trace(figure, "trials")
+    complete = [
+        t for t in study.get_trials(deepcopy=False) if t.state == optuna.trial.TrialState.COMPLETE
+    ]
+    assert len(trials.x) == len(complete)
+    # Each marker is its trial's parameters, coloured by its (run, generation) rank.
+    keys = sorted({(r.get("r", 0), r["g"]) for r in records.values()})
+    for t, x, y, colour in zip(complete, trials.x, trials.y, trials.marker.color):
+        assert x == pytest.approx(t.params["x"], rel=1e-5)
+        assert y == t.params["y"]
+        rec = records[t.number]
+        assert colour == keys.index((rec.get("r", 0), rec["g"]))
+    others = [t for t in study.get_trials(deepcopy=False) if t not in complete]
+    if others:
+        assert len(_trace(figure, "failed").x) == len(others)
+    # The best-so-far path ends at the study's best trial.
+    best = _trace(figure, "best so far")
+    assert best.text[-1].startswith(f"trial {study.best_trial.number}<br>")
+    assert best.x[-1] == pytest.approx(study.best_params["x"], rel=1e-5)
+
+    projected = plot_population(study)  # three parameters: principal components
+    assert "PC1 of 3 parameters" in projected.layout.xaxis.title.text
+    assert len(_trace(projected, "trials").x) == len(complete)
+
+
+def test_pso_population_draws_each_particles_trajectory(studies: dict[str, optuna.Study]) -> None:
+    study = studies["pso"]
+    figure = plot_population(study, params=["x", "y"])
+    paths = _trace(figure, "particle trajectories")
+    xs = list(paths.x)
+    segments: list[list[float]] = []
+    current: list[float] = []
+    for value in xs:
+        if value is None:
+            segments.append(current)
+            current = []
+        else:
+            current.append(value)
+    assert len(segments) == 5  # the default swarm: particle n % 5
+    particle0 = [t.params["x"] for t in study.get_trials(deepcopy=False) if t.number % 5 == 0]
+    assert segments[0] == pytest.approx(particle0, rel=1e-5)
+
+
+@pytest.mark.parametrize("name", list(SAMPLERS))
+def test_generations_best_so_far_ends_at_the_best_value(
+    name: str, studies: dict[str, optuna.Study]
+) -> None:
+    study = studies[name]
+    records = _records(study)
+    figure = plot_generations(study)
+    so_far = _trace(figure, "best so far")
+    n_generations = len({(r.get("r", 0), r["g"]) for r in records.values()})
+    assert len(so_far.x) == n_generations
+    assert so_far.y[-1] == pytest.approx(study.best_value, rel=1e-5)
+    values = [v for v in so_far.y if v is not None]
+    assert values == sorted(values, reverse=True)  # minimising: never gets worse
+    spread = _trace(figure, "position spread")
+    assert all(s is None or 0.0 <= s <= 0.5 for s in spread.y)
+
+
+def test_generations_mark_restarts_and_convergence() -> None:
+    study = optuna.create_study(sampler=PatternSearchSampler(resolution=0.1, seed=0))
+    study.optimize(lambda t: (t.suggest_float("x", -1, 1) - 0.3) ** 2, n_trials=60)
+    runs = {load(t.system_attrs)["r"] for t in study.trials}  # type: ignore[index]
+    assert len(runs) >= 3, "the test needs restarts"
+    figure = plot_generations(study)
+    restarts = {s.x0 for s in figure.layout.shapes if s.line.dash == "dash"}  # both panels
+    assert len(restarts) == len(runs) - 1
+    converged = [t for t in study.trials if "psms:converged_run" in t.user_attrs]
+    marks = _trace(figure, "run converged")
+    assert len(marks.x) == len(converged)
+    assert "PFC" in marks.text[0]
+    assert "counted across restarts" in figure.layout.xaxis2.title.text
+
+
+@pytest.mark.parametrize(
+    "plot", [plot_population, plot_generations, plot_model_choices, plot_loss_by_method]
+)
+def test_a_tpe_study_gets_a_one_line_error(plot: Any) -> None:
+    study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=0), study_name="tpe")
+    study.optimize(_objective, n_trials=3)
+    with pytest.raises(ValueError, match="TPESampler") as info:
+        plot(study)
+    message = str(info.value)
+    assert "\n" not in message and plot.__name__ in message and "'tpe'" in message
+
+
+def test_population_rejects_bad_params(studies: dict[str, optuna.Study]) -> None:
+    with pytest.raises(ValueError, match="two parameter names"):
+        plot_population(studies["pso"], params=["x"])
+    with pytest.raises(ValueError, match="suggested both"):
+        plot_population(studies["pso"], params=["x", "nope"])
+
+
+# ------------------------------------------------------------------ full model selection
+_CLASSIFIERS = ["svc", "knn", "naive_bayes"]
+_N_MASK = 2000  # a wide joint mask (a 10,000-feature study has the same shape)
+
+
+def _fms_study(n_trials: int = 30) -> optuna.Study:
+    """A synthetic full-model-selection study: the parameter names of fms.space."""
+    study = optuna.create_study(study_name="fms")
+    study.set_metric_names(["BER"])
+    bit = CategoricalDistribution([False, True])
+    for n in range(n_trials):
+        clf = _CLASSIFIERS[n % 3] if n < 15 else "svc"  # the search settles on svc
+        fs = "mask" if n % 2 else "none"
+        params: dict[str, Any] = {
+            "clf:method": clf,
+            "fs:method": fs,
+            "pre:standardize": n % 4 == 0,
+            f"clf:{clf}:C": 1.0 + n,
+        }
+        dists: dict[str, Any] = {
+            "clf:method": CategoricalDistribution(_CLASSIFIERS),
+            "fs:method": CategoricalDistribution(["none", "mask"]),
+            "pre:standardize": bit,
+            f"clf:{clf}:C": FloatDistribution(0.1, 100.0),
+        }
+        kept = _N_MASK
+        if fs == "mask":
+            bits = [(i * 7 + n) % 3 != 0 for i in range(_N_MASK)]
+            params.update({f"fs:mask:{i:04d}": b for i, b in enumerate(bits)})
+            dists.update({f"fs:mask:{i:04d}": bit for i in range(_N_MASK)})
+            kept = sum(bits)
+        value = {"svc": 0.1, "knn": 0.3, "naive_bayes": 0.5}[clf] + 0.001 * n
+        study.add_trial(
+            optuna.trial.create_trial(
+                params=params,
+                distributions=dists,
+                value=value,
+                user_attrs={"fms:n_features": kept},
+            )
+        )
+    return study
+
+
+def test_model_choices_shares_per_group_of_trials() -> None:
+    study = _fms_study()
+    figure = plot_model_choices(study, n_bins=3)
+    bars = {t.name: t for t in figure.data if t.legendgroup == "classifier"}
+    assert set(bars) == set(_CLASSIFIERS)
+    assert list(bars["svc"].x) == ["0-9", "10-19", "20-29"]
+    for i in range(3):
+        assert sum(bars[c].y[i] for c in _CLASSIFIERS) == pytest.approx(1.0)
+    # trials 0-9: 4 svc (0,3,6,9); 20-29: all svc.
+    assert bars["svc"].y[0] == pytest.approx(0.4)
+    assert bars["svc"].y[2] == pytest.approx(1.0)
+    standardize = _trace(figure, "standardize")
+    assert standardize.y[0] == pytest.approx(0.3)  # 0, 4, 8
+    with pytest.raises(ValueError, match="n_bins"):
+        plot_model_choices(study, n_bins=0)
+
+
+def test_loss_by_method_has_one_box_per_method_with_its_values() -> None:
+    study = _fms_study()
+    figure = plot_loss_by_method(study)
+    boxes = {t.name: t for t in figure.data}
+    assert "svc (20)" in boxes and "knn (5)" in boxes and "naive_bayes (5)" in boxes
+    assert max(boxes["knn (5)"].y) == pytest.approx(0.3 + 0.001 * 13)
+    assert "mask (15)" in boxes and "standardize (8)" in boxes
+    assert figure.layout.yaxis.title.text == "BER"
+
+
+def test_choice_importances_summarise_the_mask_bits() -> None:
+    study = _fms_study()
+    figure = plot_choice_importances(study)
+    (bars,) = figure.data
+    names = set(bars.y)
+    assert not any(n.startswith("fs:mask:") for n in names)
+    assert {"clf:method", "features kept"} <= names
+    importances = dict(zip(bars.y, bars.x))
+    assert max(importances, key=importances.__getitem__) == "clf:method"
+    assert sum(importances.values()) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_publish_picks_the_figures_that_apply(studies: dict[str, optuna.Study]) -> None:
+    assert visualization.publish(_fms_study()) == [
+        "psms-model-choices",
+        "psms-loss-by-method",
+        "psms-choice-importances",
+    ]
+    tpe = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=0))
+    tpe.optimize(_objective, n_trials=3)
+    assert visualization.publish(tpe) == []
+
+
+def test_every_figure_is_exported_and_documented() -> None:
+    for name in visualization.__all__:
+        obj = getattr(visualization, name)
+        doc = inspect.getdoc(obj) or ""
+        assert "Returns:" in doc, name
+    for graph_id, plot in visualization.FIGURES.items():
+        assert plot.__name__ in visualization.__all__, graph_id
+
+
+CASES = [
+    pytest.param(code, id=f"{name}[{i}]")
+    for name in visualization.__all__
+    for i, code in enumerate(_examples(inspect.getdoc(getattr(visualization, name)) or ""))
+]
+
+
+@pytest.mark.parametrize("code", CASES)
+def test_docstring_example_runs(code: str) -> None:
+    exec(compile(code, "<docstring example>", "exec"), {"__name__": "__example__"})
+
+
+def test_short_keeps_six_significant_digits() -> None:
+    from optuna_psms.visualization._data import short
+
+    assert short(123456789.0) == 123457000.0
+    assert short(0.000123456789) == pytest.approx(0.000123457)
+    assert short(0.0) == 0.0 and math.isinf(short(math.inf))
