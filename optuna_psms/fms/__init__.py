@@ -7,6 +7,10 @@
   rate (or another metric) of the pipeline a trial samples.
 * :class:`FullModelSelector` - a scikit-learn classifier that runs the study and refits the
   best pipeline.
+* :class:`RegressionSpace` and :class:`FullModelRegressor` - the same for regression;
+  :func:`target_task` guesses the task from the target.
+* :func:`export_python` and :func:`trials_table` - a fitted search as a standalone script
+  and as a table of trials.
 """
 
 from optuna_psms.fms.data import TabularEncoder
@@ -18,10 +22,17 @@ from optuna_psms.fms.estimators import Normalize
 from optuna_psms.fms.estimators import PCAExtractor
 from optuna_psms.fms.estimators import RankSelector
 from optuna_psms.fms.estimators import ShiftScale
+from optuna_psms.fms.export import export_python
+from optuna_psms.fms.export import trials_table
 from optuna_psms.fms.metrics import balanced_error_rate
 from optuna_psms.fms.metrics import pi_svm
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.objective import make_objective
+from optuna_psms.fms.regression import RegressionFeatureMask
+from optuna_psms.fms.regression import RegressionRankSelector
+from optuna_psms.fms.regression import RegressionSpace
+from optuna_psms.fms.regression import target_task
+from optuna_psms.fms.regressor import FullModelRegressor
 from optuna_psms.fms.selector import FullModelSelector
 from optuna_psms.fms.selector import make_sampler
 from optuna_psms.fms.selector import SAMPLER_NAMES
@@ -38,6 +49,7 @@ __all__ = [
     "ComponentTrial",
     "FeatureMask",
     "FullModelObjective",
+    "FullModelRegressor",
     "FullModelSelector",
     "FullModelSpace",
     "KernelRidgeClassifier",
@@ -46,12 +58,18 @@ __all__ = [
     "PCAExtractor",
     "PipelineSpec",
     "RankSelector",
+    "RegressionFeatureMask",
+    "RegressionRankSelector",
+    "RegressionSpace",
     "SAMPLER_NAMES",
     "ShiftScale",
     "SpaceContext",
     "TabularEncoder",
     "balanced_error_rate",
+    "export_python",
     "make_objective",
     "make_sampler",
     "pi_svm",
+    "target_task",
+    "trials_table",
 ]

@@ -15,6 +15,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms._registry import make_sampler as _make
 from optuna_psms._registry import SAMPLERS
+from optuna_psms.fms.export import export_python
+from optuna_psms.fms.export import trials_table
 from optuna_psms.fms.objective import make_objective
 from optuna_psms.fms.space import FullModelSpace
 
@@ -67,6 +69,11 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             ``None`` (PSOSampler), seeded with ``random_state``.
         n_trials: Number of trials (``None``: until ``timeout``).
         timeout: Time budget of the search in seconds.
+        trial_timeout: Time limit of one trial in seconds: a pipeline still fitting then is
+            stopped (its folds run in a child process, which is killed), the trial fails with
+            ``fms:timeout`` and the reason in ``fms:error``, and the search goes on.
+        pruner: An Optuna pruner given each fold's loss (e.g.
+            ``optuna.pruners.WilcoxonPruner()``); ``None``: no pruning.
         cv: Stratified CV folds per trial.
         metric: Loss to minimise (see :func:`make_objective`).
         subsample: Fraction of the samples per trial.
@@ -113,6 +120,8 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         sampler: optuna.samplers.BaseSampler | str | None = None,
         n_trials: int | None = 50,
         timeout: float | None = None,
+        trial_timeout: float | None = None,
+        pruner: optuna.pruners.BasePruner | None = None,
         cv: int = 2,
         metric: str = "ber",
         subsample: float = 1.0,
@@ -127,6 +136,8 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.sampler = sampler
         self.n_trials = n_trials
         self.timeout = timeout
+        self.trial_timeout = trial_timeout
+        self.pruner = pruner
         self.cv = cv
         self.metric = metric
         self.subsample = subsample
@@ -146,6 +157,16 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             f"sampler must be an Optuna sampler, a sampler name or None; got {self.sampler!r}."
         )
 
+    #: The task of the spaces this estimator searches (FullModelRegressor: regression).
+    _task = "classification"
+
+    def _search_space(self) -> FullModelSpace | None:
+        task = getattr(self.space, "task", self._task)
+        if task != self._task:
+            other = "FullModelRegressor" if task == "regression" else "FullModelSelector"
+            raise ValueError(f"space is a {task} space; use {other} for it.")
+        return self.space
+
     def fit(self, X: Any, y: Any) -> FullModelSelector:
         """Search the space on ``(X, y)`` and refit the best pipeline on all of it.
 
@@ -160,15 +181,17 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         objective = make_objective(
             X,
             y,
-            space=self.space,
+            space=self._search_space(),
             cv=self.cv,
             metric=self.metric,
             subsample=self.subsample,
             random_state=self.random_state,
+            trial_timeout=self.trial_timeout,
         )
         study = optuna.create_study(
             storage=self.storage,
             sampler=self._make_sampler(),
+            pruner=self.pruner if self.pruner is not None else optuna.pruners.NopPruner(),
             study_name=self.study_name,
             direction="minimize",
             load_if_exists=self.load_if_exists,
@@ -232,6 +255,18 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
                 pass
         dec = np.asarray(self.best_pipeline_.decision_function(X), dtype=np.float64)
         return _softmax_scores(dec, len(self.classes_))
+
+    @property
+    def cv_results_(self) -> dict[str, list[Any]]:
+        """One row per trial of ``study_`` (see :func:`~optuna_psms.fms.export.trials_table`)."""
+        check_is_fitted(self, "best_pipeline_")
+        return trials_table(self.study_)
+
+    def export_python(self, path: str) -> str:
+        """Write the chosen pipeline as a standalone script (see
+        :func:`~optuna_psms.fms.export.export_python`) and return its text."""
+        check_is_fitted(self, "best_pipeline_")
+        return export_python(self, path)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
