@@ -22,6 +22,11 @@ import numpy as np
 import optuna
 import pandas as pd
 
+from optuna_psms.fms.metrics import DEFAULT_METRICS
+from optuna_psms.fms.regression import RegressionSpace
+from optuna_psms.fms.regression import resolve_task
+from optuna_psms.fms.regression import TASKS
+from optuna_psms.fms.regressor import FullModelRegressor
 from optuna_psms.fms.selector import default_sampler_name
 from optuna_psms.fms.selector import FullModelSelector
 from optuna_psms.fms.selector import make_sampler
@@ -29,7 +34,7 @@ from optuna_psms.fms.selector import SAMPLER_NAMES
 from optuna_psms.fms.space import FullModelSpace
 
 
-SKLEARN_DATASETS = ("breast_cancer", "iris", "wine", "digits")
+SKLEARN_DATASETS = ("breast_cancer", "iris", "wine", "digits", "diabetes")
 DEFAULT_STORAGE = "sqlite:///psms.db"
 
 
@@ -135,9 +140,17 @@ def _build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds")
     sel.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
     sel.add_argument(
+        "--task",
+        default="auto",
+        choices=TASKS,
+        help="auto (default): regression for a numeric target with non-integer values or "
+        "more than 20 distinct values averaging under 5 samples each, else classification",
+    )
+    sel.add_argument(
         "--metric",
-        default="ber",
-        help="ber (default), error, auc, pi_svm or a scikit-learn scorer name",
+        default=None,
+        help="classification: ber (default), error, auc, pi_svm; regression: rmse (default), "
+        "mae, mse, r2; or a scikit-learn scorer name",
     )
     sel.add_argument(
         "--subsample",
@@ -150,7 +163,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--classifiers",
         default=None,
         metavar="A,B",
-        help="restrict the classifiers, e.g. svc,random_forest",
+        help="restrict the classifiers (regressors for --task regression), e.g. svc,knn",
     )
     sel.add_argument(
         "--storage",
@@ -192,19 +205,21 @@ def _select(args: argparse.Namespace) -> int:
         label = args.dataset
     if args.n_trials is not None and args.n_trials < 1:
         raise UserError("--n-trials must be at least 1")
-    space = None
-    if args.classifiers:
-        try:
-            space = FullModelSpace(classifiers=[c.strip() for c in args.classifiers.split(",")])
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
+    try:
+        task = resolve_task(args.task, y)
+        names = [c.strip() for c in args.classifiers.split(",")] if args.classifiers else None
+        space = RegressionSpace(names) if task == "regression" else FullModelSpace(names)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    args.metric = args.metric or DEFAULT_METRICS[task]
     sampler_name = args.sampler or default_sampler_name()
     try:
         sampler = make_sampler(sampler_name, args.seed)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     study_name = args.study_name or _study_name(label)
-    model = FullModelSelector(
+    estimator = FullModelRegressor if task == "regression" else FullModelSelector
+    model = estimator(
         space=space,
         sampler=sampler,
         n_trials=args.n_trials,
@@ -220,7 +235,7 @@ def _select(args: argparse.Namespace) -> int:
     )
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     print(
-        f"Full model selection on {label}: {len(y)} samples, sampler {sampler_name}, "
+        f"Full model selection ({task}) on {label}: {len(y)} samples, sampler {sampler_name}, "
         f"{args.cv}-fold CV {args.metric}, study '{study_name}' in {args.storage}"
     )
     try:
@@ -239,7 +254,7 @@ def _select(args: argparse.Namespace) -> int:
     n_fail = states.count(optuna.trial.TrialState.FAIL)
     print(f"Best pipeline: {model.best_description_}")
     print(
-        f"CV {args.metric} ({args.cv}-fold): {model.best_score_:.4f}  "
+        f"CV {args.metric} ({args.cv}-fold): {model.study_.best_value:.4f}  "
         f"[trial {study.best_trial.number}; {n_done} complete, {n_fail} failed]"
     )
     if isinstance(args.storage, str) and args.storage:

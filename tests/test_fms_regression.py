@@ -261,3 +261,28 @@ def test_diabetes_quality_near_tuned_gradient_boosting() -> None:
     print(f"\nheld-out R^2: FullModelRegressor {r2_fms:.4f}, tuned GB {r2_gb:.4f}")
     print(model.describe())
     assert r2_fms >= r2_gb - 0.05
+
+
+def test_cli_regression_task(tmp_path: Any, capsys: Any) -> None:
+    from optuna_psms.cli import main
+
+    X, y = _diabetes()
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
+    frame["target"] = y
+    csv = tmp_path / "reg.csv"
+    frame.to_csv(csv, index=False)
+    common = ["--n-trials", "3", "--seed", "0", "--no-progress-bar", "--classifiers", "linear"]
+    storage = f"sqlite:///{tmp_path}/cli.db"
+    out = str(tmp_path / "model.joblib")
+    argv = ["select", "--csv", str(csv), "--target", "target", "--storage", storage]
+    assert main([*argv, "--output", out, *common]) == 0  # --task auto picks regression
+    text = capsys.readouterr().out
+    assert "(regression)" in text and "CV rmse" in text
+    import joblib
+
+    model = joblib.load(out)
+    assert isinstance(model, FullModelRegressor)
+    assert model.predict(frame.drop(columns=["target"])).shape == y.shape
+    code = main([*argv, "--output", out, *common, "--task", "regression", "--metric", "ber"])
+    assert code == 2
+    assert "not a regression metric" in capsys.readouterr().err

@@ -536,3 +536,18 @@ class RegressionSpace(FullModelSpace):
             f"selectors={self.selector_names}, preprocessors={self.preprocessor_names}, "
             f"max_mask_params={self.max_mask_params}, mask_grouping={self.mask_grouping!r})"
         )
+
+
+#: Values of ``optuna-psms select --task``.
+TASKS = ("auto", "classification", "regression")
+
+
+def resolve_task(task: str, y: Any) -> str:
+    """``"classification"`` or ``"regression"`` for ``task`` (``"auto"``: :func:`target_task`).
+
+    Raises:
+        ValueError: ``task`` is not one of :data:`TASKS`.
+    """
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {', '.join(TASKS)}; got {task!r}.")
+    return target_task(y) if task == "auto" else task
