@@ -34,6 +34,10 @@ Split = tuple[NDArray[np.intp], NDArray[np.intp]]
 FoldResult = tuple[float, int, float, float]
 
 
+#: Seconds a timed trial's child process may take to start, on top of ``trial_timeout``.
+STARTUP_GRACE = 60.0
+
+
 class TrialTimeoutError(Exception):
     """A trial's pipeline ran past ``trial_timeout``; its child process was killed."""
 
@@ -76,6 +80,7 @@ def _worker(
     n_classes: int,
 ) -> None:
     try:
+        conn.send(("ready", None))  # arguments unpickled, modules imported
         for split in splits:
             conn.send(("ok", evaluate_fold(pipeline, X, y, split, metric, n_classes)))
     except BaseException as exc:  # reported to the parent, which fails the trial
@@ -118,10 +123,21 @@ def _folds_in_child(
     proc = ctx.Process(
         target=_worker, args=(sender, pipeline, X, y, splits, metric, n_classes), daemon=False
     )
-    deadline = time.monotonic() + timeout
     proc.start()
     sender.close()
     try:
+        # The limit counts from the moment the child is ready: starting the process and
+        # importing the pool (seconds the first time on a loaded machine) are not the
+        # pipeline's fault. They get STARTUP_GRACE seconds of their own.
+        if not receiver.poll(timeout + STARTUP_GRACE):
+            raise TrialTimeoutError(
+                f"the trial's process did not start within {timeout + STARTUP_GRACE:g}s"
+            )
+        try:
+            receiver.recv()
+        except EOFError:
+            raise FoldError("WorkerDied: the trial's process ended while starting") from None
+        deadline = time.monotonic() + timeout
         for done in range(len(splits)):
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not receiver.poll(remaining):

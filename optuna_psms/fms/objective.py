@@ -317,8 +317,11 @@ def make_objective(
     **Time limit.** With ``trial_timeout`` the folds of each trial run in a child process
     that is killed once the trial has taken that many seconds: the trial fails with
     ``fms:timeout = True`` and the reason in ``fms:error``, and the worker moves on to the
-    next trial. This costs a process start and a copy of the data per trial (tens of
-    milliseconds on small data with the ``forkserver`` start method).
+    next trial. The limit counts from the moment the child is ready (its start and the copy
+    of the data have ``STARTUP_GRACE`` = 60 s of their own). This costs a process start and
+    a copy of the data per trial (tens of milliseconds on small data with the
+    ``forkserver`` start method; the first trial also starts the fork server). Pruning
+    kills the child as soon as the trial is pruned.
 
     **Accuracy versus complexity.** With ``complexity`` (``"features"``, ``"model"`` or
     ``"both"``, see :func:`~optuna_psms.fms.metrics.complexity_value`: the share of input
