@@ -201,6 +201,8 @@ def _unwrap(estimator: Any) -> Any:
         if hasattr(estimator, "steps"):
             estimator = estimator.steps[-1][1]
             continue
+        if hasattr(estimator, "estimators_"):  # an ensemble: estimator_ is its template
+            return estimator
         for attr in ("regressor_", "estimator_"):
             inner = getattr(estimator, attr, None)
             if inner is not None:

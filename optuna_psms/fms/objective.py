@@ -6,6 +6,7 @@ from collections.abc import Mapping
 import math
 import time
 from typing import Any
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -137,7 +138,7 @@ class FullModelObjective:
         self.trial_timeout = None if trial_timeout is None else float(trial_timeout)
         self.complexity = complexity
         self.complexity_weight = None if complexity_weight is None else float(complexity_weight)
-        self.directions = (
+        self.directions: list[Literal["minimize", "maximize"]] = (
             ["minimize", "minimize"]
             if complexity is not None and complexity_weight is None
             else ["minimize"]
@@ -230,7 +231,7 @@ class FullModelObjective:
                 for step, result in enumerate(folds):
                     results.append(result)
                     if reports:
-                        trial.report(result[0], step)
+                        trial.report(self._fold_value(result), step)
                         if trial.should_prune():
                             self._record(trial, results, splits, start)
                             trial.set_user_attr("fms:pruned_after_fold", step + 1)
@@ -266,6 +267,13 @@ class FullModelObjective:
         if self.complexity_weight is None:
             return loss, value
         return loss + self.complexity_weight * value
+
+    def _fold_value(self, result: tuple[float, int, float, float]) -> float:
+        """What a pruner sees for one fold: its loss, plus the weighted complexity if any."""
+        if self.complexity is None or self.complexity_weight is None:
+            return result[0]
+        value = complexity_value(self.complexity, result[1], self.X.shape[1], result[2])
+        return result[0] + self.complexity_weight * value
 
     def _record(
         self,

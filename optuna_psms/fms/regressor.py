@@ -52,6 +52,10 @@ class FullModelRegressor(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         trial_timeout: Time limit of one trial in seconds (see
             :class:`~optuna_psms.fms.FullModelSelector`).
         pruner: An Optuna pruner given each fold's loss; ``None``: no pruning.
+        complexity: Accuracy versus complexity (see
+            :class:`~optuna_psms.fms.FullModelSelector`).
+        complexity_weight: Weight of the scalarised form.
+        complexity_tolerance: Loss slack of the Pareto pick (in the metric's units).
         cv: k of the (shuffled, unstratified) k-fold CV of each trial; default 5.
         metric: Loss to minimise: ``"rmse"`` (default), ``"mae"``, ``"mse"``, ``"r2"``
             (``1 - R^2``) or a scikit-learn regression scorer name (negated).
@@ -104,6 +108,9 @@ class FullModelRegressor(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         timeout: float | None = None,
         trial_timeout: float | None = None,
         pruner: optuna.pruners.BasePruner | None = None,
+        complexity: str | None = None,
+        complexity_weight: float | None = None,
+        complexity_tolerance: float = 0.01,
         cv: int = 5,
         metric: str = "rmse",
         subsample: float = 1.0,
@@ -120,6 +127,9 @@ class FullModelRegressor(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         self.timeout = timeout
         self.trial_timeout = trial_timeout
         self.pruner = pruner
+        self.complexity = complexity
+        self.complexity_weight = complexity_weight
+        self.complexity_tolerance = complexity_tolerance
         self.cv = cv
         self.metric = metric
         self.subsample = subsample
@@ -144,6 +154,9 @@ class FullModelRegressor(RegressorMixin, BaseEstimator):  # type: ignore[misc]
             timeout=self.timeout,
             trial_timeout=self.trial_timeout,
             pruner=self.pruner,
+            complexity=self.complexity,
+            complexity_weight=self.complexity_weight,
+            complexity_tolerance=self.complexity_tolerance,
             cv=self.cv,
             metric=self.metric,
             subsample=self.subsample,

@@ -18,6 +18,7 @@ from optuna_psms._registry import SAMPLERS
 from optuna_psms.fms.export import export_python
 from optuna_psms.fms.export import trials_table
 from optuna_psms.fms.objective import make_objective
+from optuna_psms.fms.pareto import pick_simplest
 from optuna_psms.fms.space import FullModelSpace
 
 
@@ -74,6 +75,15 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             ``fms:timeout`` and the reason in ``fms:error``, and the search goes on.
         pruner: An Optuna pruner given each fold's loss (e.g.
             ``optuna.pruners.WilcoxonPruner()``); ``None``: no pruning.
+        complexity: ``None``, ``"features"``, ``"model"`` or ``"both"``: also minimise the
+            pipeline's complexity (see :func:`make_objective`). Without
+            ``complexity_weight`` the study has two objectives (use a multi-objective sampler
+            such as ``"tpe"`` or NSGA-II) and the refitted pipeline is picked from the Pareto
+            front by :func:`~optuna_psms.fms.pareto.pick_simplest`: the simplest trial whose
+            loss is within ``complexity_tolerance`` of the front's lowest loss.
+        complexity_weight: Scalarise instead: minimise ``loss + weight * complexity`` (any
+            sampler; ``best_score_`` is then that sum).
+        complexity_tolerance: Loss slack of the Pareto pick (absolute, default 0.01).
         cv: Stratified CV folds per trial.
         metric: Loss to minimise (see :func:`make_objective`).
         subsample: Fraction of the samples per trial.
@@ -122,6 +132,9 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         timeout: float | None = None,
         trial_timeout: float | None = None,
         pruner: optuna.pruners.BasePruner | None = None,
+        complexity: str | None = None,
+        complexity_weight: float | None = None,
+        complexity_tolerance: float = 0.01,
         cv: int = 2,
         metric: str = "ber",
         subsample: float = 1.0,
@@ -138,6 +151,9 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.timeout = timeout
         self.trial_timeout = trial_timeout
         self.pruner = pruner
+        self.complexity = complexity
+        self.complexity_weight = complexity_weight
+        self.complexity_tolerance = complexity_tolerance
         self.cv = cv
         self.metric = metric
         self.subsample = subsample
@@ -187,13 +203,15 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             subsample=self.subsample,
             random_state=self.random_state,
             trial_timeout=self.trial_timeout,
+            complexity=self.complexity,
+            complexity_weight=self.complexity_weight,
         )
         study = optuna.create_study(
             storage=self.storage,
             sampler=self._make_sampler(),
             pruner=self.pruner if self.pruner is not None else optuna.pruners.NopPruner(),
             study_name=self.study_name,
-            direction="minimize",
+            directions=objective.directions,
             load_if_exists=self.load_if_exists,
         )
         study.set_user_attr("fms:metric", objective.metric)
@@ -215,14 +233,14 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             raise RuntimeError(
                 "no pipeline could be evaluated; errors: " + "; ".join(sorted(errors))[:2000]
             )
-        best = study.best_trial
+        best = pick_simplest(study, self.complexity_tolerance)
         model = objective.build_pipeline(best.params)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(objective.X, objective.y)
         self.best_pipeline_ = Pipeline([("encoder", objective.encoder), *model.steps])
         self.best_params_ = dict(best.params)
-        self.best_score_ = float(best.value) if best.value is not None else float("nan")
+        self.best_score_ = float(best.values[0]) if best.values else float("nan")
         self.best_description_ = objective.describe(best.params)
         self.study_ = study
         self.classes_ = objective.classes
