@@ -202,3 +202,23 @@ def test_trial_timeout_is_validated() -> None:
     for bad in (0, -1.0, float("inf"), "5", True):
         with pytest.raises(ValueError, match="trial_timeout"):
             make_objective(X, y, space=CHEAP, trial_timeout=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_pruning_benchmark_prints_its_table(capsys: pytest.CaptureFixture[str]) -> None:
+    from optuna_psms.benchmarks import fms_pruning
+
+    fms_pruning.main(
+        ["--dataset", "iris", "--samplers", "random", "--pruners", "none", "median"]
+        + ["--trials", "6", "--seeds", "1", "--cv", "3"]
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("| sampler | pruner | folds fitted |")
+    rows = [line.strip("|").split("|") for line in lines[3:]]
+    assert [(r[0].strip(), r[1].strip()) for r in rows] == [
+        ("random", "none"),
+        ("random", "median"),
+    ]
+    none, median = (float(r[2]) for r in rows)
+    assert none == 18  # 6 trials x 3 folds, nothing pruned
+    assert median <= none
