@@ -2,7 +2,8 @@
 
 The samplers import only Optuna and numpy (``pip install optuna-psms``). The
 full-model-selection names (:class:`FullModelSelector`, :class:`FullModelSpace`,
-:class:`Component`, :func:`make_objective`, from :mod:`optuna_psms.fms`) need the ``fms``
+:class:`FullModelRegressor`, :class:`RegressionSpace`, :class:`Component`,
+:func:`make_objective`, from :mod:`optuna_psms.fms`) need the ``fms``
 extra (``pip install 'optuna-psms[fms]'``). Every name is loaded on first use, so that
 importing a sampler does not import scikit-learn.
 """
@@ -23,9 +24,11 @@ if TYPE_CHECKING:
     from optuna_psms._pattern import PatternSearchSampler
     from optuna_psms._pso import PSOSampler
     from optuna_psms.fms import Component
+    from optuna_psms.fms import FullModelRegressor
     from optuna_psms.fms import FullModelSelector
     from optuna_psms.fms import FullModelSpace
     from optuna_psms.fms import make_objective
+    from optuna_psms.fms import RegressionSpace
 
 __version__ = "0.1.0"
 
@@ -40,8 +43,10 @@ _LAZY = {
     "PatternSearchSampler": "optuna_psms._pattern",
     "PSOSampler": "optuna_psms._pso",
     "Component": "optuna_psms.fms",
+    "FullModelRegressor": "optuna_psms.fms",
     "FullModelSelector": "optuna_psms.fms",
     "FullModelSpace": "optuna_psms.fms",
+    "RegressionSpace": "optuna_psms.fms",
     "make_objective": "optuna_psms.fms",
 }
 
@@ -50,11 +55,13 @@ __all__ = [
     "Component",
     "DynamicRandomSampler",
     "FocusedGridSampler",
+    "FullModelRegressor",
     "FullModelSelector",
     "FullModelSpace",
     "PSOSampler",
     "PatternSearchSampler",
     "PopulationSampler",
+    "RegressionSpace",
     "UMDASampler",
     "__version__",
     "make_objective",

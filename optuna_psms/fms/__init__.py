@@ -7,6 +7,10 @@
   rate (or another metric) of the pipeline a trial samples.
 * :class:`FullModelSelector` - a scikit-learn classifier that runs the study and refits the
   best pipeline.
+* :class:`RegressionSpace` and :class:`FullModelRegressor` - the same for regression;
+  :func:`target_task` guesses the task from the target.
+* :func:`export_python` and :func:`trials_table` - a fitted search as a standalone script
+  and as a table of trials.
 """
 
 from optuna_psms._extras import require
@@ -23,10 +27,17 @@ from optuna_psms.fms.estimators import Normalize  # noqa: E402
 from optuna_psms.fms.estimators import PCAExtractor  # noqa: E402
 from optuna_psms.fms.estimators import RankSelector  # noqa: E402
 from optuna_psms.fms.estimators import ShiftScale  # noqa: E402
+from optuna_psms.fms.export import export_python  # noqa: E402
+from optuna_psms.fms.export import trials_table  # noqa: E402
 from optuna_psms.fms.metrics import balanced_error_rate  # noqa: E402
 from optuna_psms.fms.metrics import pi_svm  # noqa: E402
 from optuna_psms.fms.objective import FullModelObjective  # noqa: E402
 from optuna_psms.fms.objective import make_objective  # noqa: E402
+from optuna_psms.fms.regression import RegressionFeatureMask  # noqa: E402
+from optuna_psms.fms.regression import RegressionRankSelector  # noqa: E402
+from optuna_psms.fms.regression import RegressionSpace  # noqa: E402
+from optuna_psms.fms.regression import target_task  # noqa: E402
+from optuna_psms.fms.regressor import FullModelRegressor  # noqa: E402
 from optuna_psms.fms.selector import FullModelSelector  # noqa: E402
 from optuna_psms.fms.selector import make_sampler  # noqa: E402
 from optuna_psms.fms.selector import SAMPLER_NAMES  # noqa: E402
@@ -43,6 +54,7 @@ __all__ = [
     "ComponentTrial",
     "FeatureMask",
     "FullModelObjective",
+    "FullModelRegressor",
     "FullModelSelector",
     "FullModelSpace",
     "KernelRidgeClassifier",
@@ -51,12 +63,18 @@ __all__ = [
     "PCAExtractor",
     "PipelineSpec",
     "RankSelector",
+    "RegressionFeatureMask",
+    "RegressionRankSelector",
+    "RegressionSpace",
     "SAMPLER_NAMES",
     "ShiftScale",
     "SpaceContext",
     "TabularEncoder",
     "balanced_error_rate",
+    "export_python",
     "make_objective",
     "make_sampler",
     "pi_svm",
+    "target_task",
+    "trials_table",
 ]

@@ -8,6 +8,9 @@ Every metric is turned into a loss (lower is better) computed on one validation 
 * ``"auc"``: ``1 - ROC AUC`` (one-vs-rest macro average for more than two classes).
 * ``"pi_svm"``: ``1 - PI_SVM``, the performance index of Rojas-Dominguez et al. (2018,
   Eq. 6) combining accuracy and the proportion of support vectors; SVC pipelines only.
+* regression (:class:`~optuna_psms.fms.FullModelRegressor`): ``"rmse"`` (root mean
+  squared error, default), ``"mae"`` (mean absolute error), ``"mse"`` and ``"r2"``
+  (``1 - R^2``).
 * any other string: a scikit-learn scorer name (``sklearn.metrics.get_scorer``); the loss
   is the negated score, e.g. ``"f1_macro"`` gives ``-F1`` and ``"neg_log_loss"`` the log
   loss.
@@ -23,10 +26,16 @@ from sklearn.metrics import accuracy_score
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.metrics import get_scorer
 from sklearn.metrics import get_scorer_names
+from sklearn.metrics import mean_absolute_error
+from sklearn.metrics import mean_squared_error
+from sklearn.metrics import r2_score
 from sklearn.metrics import roc_auc_score
 
 
 BUILTIN_METRICS = ("ber", "error", "auc", "pi_svm")
+REGRESSION_METRICS = ("rmse", "mae", "mse", "r2")
+#: The default metric of each task.
+DEFAULT_METRICS = {"classification": "ber", "regression": "rmse"}
 
 
 def balanced_error_rate(y_true: Any, y_pred: Any) -> float:
@@ -80,14 +89,23 @@ def pi_svm(accuracy: float, psv: float, *, kappa: float = 0.1, eps: float = 1e-9
     return float(np.exp(value))
 
 
-def check_metric(metric: str) -> str:
-    """Validate a metric name, raising ``ValueError`` for unknown names."""
+def check_metric(metric: str | None, task: str = "classification") -> str:
+    """Validate a metric name for ``task``, raising ``ValueError`` for unknown names.
+
+    ``None`` gives the task's default (``"ber"`` or ``"rmse"``).
+    """
+    if metric is None:
+        return DEFAULT_METRICS[task]
     if not isinstance(metric, str):
         raise ValueError(f"metric must be a string; got {metric!r}.")
-    if metric in BUILTIN_METRICS or metric in get_scorer_names():
+    own = REGRESSION_METRICS if task == "regression" else BUILTIN_METRICS
+    other = BUILTIN_METRICS if task == "regression" else REGRESSION_METRICS
+    if metric in own or (metric in get_scorer_names() and metric not in other):
         return metric
+    if metric in other:
+        raise ValueError(f"metric {metric!r} is not a {task} metric; use one of {', '.join(own)}.")
     raise ValueError(
-        f"unknown metric {metric!r}; use one of {', '.join(BUILTIN_METRICS)} or a "
+        f"unknown metric {metric!r}; use one of {', '.join(own)} or a "
         f"scikit-learn scorer name (sklearn.metrics.get_scorer_names())."
     )
 
@@ -128,7 +146,7 @@ def fold_loss(
     metric: str,
     estimator: Any,
     X_test: NDArray[np.float64],
-    y_test: NDArray[np.int64],
+    y_test: NDArray[Any],
     n_classes: int,
 ) -> float:
     """Loss of a fitted ``estimator`` on one validation fold (lower is better).
@@ -137,12 +155,21 @@ def fold_loss(
         metric: A name accepted by :func:`check_metric`.
         estimator: A fitted classifier or pipeline.
         X_test: Validation features.
-        y_test: Validation labels encoded as ``0..n_classes-1``.
-        n_classes: Number of classes in the whole problem.
+        y_test: Validation labels encoded as ``0..n_classes-1`` (targets for regression).
+        n_classes: Number of classes in the whole problem (0 for regression).
 
     Returns:
         The loss.
     """
+    if metric in REGRESSION_METRICS:
+        pred = np.asarray(estimator.predict(X_test), dtype=np.float64).ravel()
+        if metric == "rmse":
+            return float(np.sqrt(mean_squared_error(y_test, pred)))
+        if metric == "mse":
+            return float(mean_squared_error(y_test, pred))
+        if metric == "mae":
+            return float(mean_absolute_error(y_test, pred))
+        return float(1.0 - r2_score(y_test, pred))
     if metric == "ber":
         return balanced_error_rate(y_test, estimator.predict(X_test))
     if metric == "error":
@@ -163,3 +190,101 @@ def fold_loss(
         acc = 100.0 * float(accuracy_score(y_test, estimator.predict(X_test)))
         return 1.0 - pi_svm(acc, 100.0 * fraction)
     return -float(get_scorer(metric)(estimator, X_test, y_test))
+
+
+# ------------------------------------------------------------------------- complexity
+def _unwrap(estimator: Any) -> Any:
+    """The innermost fitted model behind pipelines and wrappers."""
+    seen: set[int] = set()
+    while id(estimator) not in seen:
+        seen.add(id(estimator))
+        if hasattr(estimator, "steps"):
+            estimator = estimator.steps[-1][1]
+            continue
+        if hasattr(estimator, "estimators_"):  # an ensemble: estimator_ is its template
+            return estimator
+        for attr in ("regressor_", "estimator_"):
+            inner = getattr(estimator, attr, None)
+            if inner is not None:
+                estimator = inner
+                break
+        else:
+            return estimator
+    return estimator
+
+
+def _leaves_per_tree(estimator: Any) -> float | None:
+    trees: list[Any] = []
+    forest = getattr(estimator, "estimators_", None)
+    if forest is not None:
+        trees = list(np.asarray(forest, dtype=object).ravel())
+    if trees and all(hasattr(t, "tree_") for t in trees):
+        return float(np.mean([t.tree_.n_leaves for t in trees]))
+    if hasattr(estimator, "get_booster"):
+        dump = estimator.get_booster().get_dump()
+        if dump:
+            return float(np.mean([tree.count("leaf=") for tree in dump]))
+    return None
+
+
+def model_size(estimator: Any, n_train: int) -> float:
+    """Size of a fitted model as a share in ``[0, 1]`` (the complexity measure's model part).
+
+    The rule per model family (after unwrapping pipelines, ``TransformedTargetRegressor``
+    and the ``bias`` step):
+
+    * SVMs (SVC, SVR): support vectors / training samples (the PSV of PI_SVM).
+    * linear models (``coef_``): share of non-zero coefficients (lasso and elastic net
+      below 1, ridge and logistic regression 1).
+    * tree ensembles (random forest, gradient boosting, XGBoost): mean leaves per tree /
+      training samples, capped at 1.
+    * MLP: weights / training samples, capped at 1.
+    * Gaussian naive Bayes: ``2 * features * classes`` / training samples, capped at 1.
+    * models that keep every training sample (k-NN, kernel ridge) and anything else: 1.
+
+    Args:
+        estimator: A fitted model (the last step of a trial's pipeline).
+        n_train: Training samples it was fitted on.
+
+    Returns:
+        The share (lower is simpler).
+    """
+    model = _unwrap(estimator)
+    n = max(int(n_train), 1)
+    if hasattr(model, "n_support_") and hasattr(model, "support_"):
+        return float(len(model.support_)) / n
+    if hasattr(model, "coef_") and not hasattr(model, "dual_coef_"):
+        coef = np.asarray(model.coef_, dtype=np.float64)
+        return float(np.count_nonzero(np.abs(coef) > 1e-12)) / max(coef.size, 1)
+    leaves = _leaves_per_tree(model)
+    if leaves is not None:
+        return min(1.0, leaves / n)
+    if hasattr(model, "coefs_"):
+        weights = sum(int(np.asarray(w).size) for w in model.coefs_)
+        return min(1.0, weights / n)
+    if hasattr(model, "theta_") and hasattr(model, "var_"):
+        return min(1.0, 2.0 * float(np.asarray(model.theta_).size) / n)
+    return 1.0
+
+
+#: Complexity measures of :func:`~optuna_psms.fms.make_objective` (``complexity=``).
+COMPLEXITY_MEASURES = ("features", "model", "both")
+
+
+def complexity_value(measure: str, n_used: float, n_features: int, size: float) -> float:
+    """Complexity of a pipeline in ``[0, 1]`` (lower is simpler).
+
+    * ``"features"``: features reaching the model / encoded input features (a selector
+      keeping 3 of 30 features gives 0.1; PCA counts its components).
+    * ``"model"``: :func:`model_size` of the final model.
+    * ``"both"``: the mean of the two.
+    """
+    features = min(1.0, float(n_used) / max(int(n_features), 1))
+    if measure == "features":
+        return features
+    if measure == "model":
+        return float(size)
+    if measure == "both":
+        return 0.5 * (features + float(size))
+    known = ", ".join(COMPLEXITY_MEASURES)
+    raise ValueError(f"complexity must be one of {known}; got {measure!r}.")

@@ -6,30 +6,33 @@ from collections.abc import Mapping
 import math
 import time
 from typing import Any
-import warnings
+from typing import Literal
 
-from joblib import delayed
-from joblib import Parallel
 import numpy as np
 from numpy.typing import NDArray
 import optuna
-from sklearn.base import clone
+from sklearn.model_selection import KFold
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
 
 from optuna_psms import _study_info
+from optuna_psms.fms._folds import FoldError
+from optuna_psms.fms._folds import run_folds
+from optuna_psms.fms._folds import Split
+from optuna_psms.fms._folds import TrialTimeoutError
 from optuna_psms.fms.data import check_classification_data
 from optuna_psms.fms.data import TabularEncoder
 from optuna_psms.fms.metrics import check_metric
-from optuna_psms.fms.metrics import fold_loss
+from optuna_psms.fms.metrics import COMPLEXITY_MEASURES
+from optuna_psms.fms.metrics import complexity_value
+from optuna_psms.fms.regression import check_not_continuous
+from optuna_psms.fms.regression import check_regression_data
 from optuna_psms.fms.space import FullModelSpace
 from optuna_psms.fms.space import mask_rule
 from optuna_psms.fms.space import PipelineSpec
 
 
 _logger = optuna.logging.get_logger(__name__)
-
-Split = tuple[NDArray[np.intp], NDArray[np.intp]]
 
 
 def seed_estimator(estimator: Any, seed: int | None) -> Any:
@@ -46,40 +49,24 @@ def seed_estimator(estimator: Any, seed: int | None) -> Any:
     return estimator
 
 
-def _evaluate_fold(
-    pipeline: Pipeline,
-    X: NDArray[np.float64],
-    y: NDArray[np.int64],
-    split: Split,
-    metric: str,
-    n_classes: int,
-) -> tuple[float, int]:
-    train, test = split
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fitted = clone(pipeline).fit(X[train], y[train])
-        loss = fold_loss(metric, fitted, X[test], y[test], n_classes)
-        n_used = X.shape[1]
-        if len(fitted) > 1:
-            n_used = int(np.asarray(fitted[:-1].transform(X[test][:1])).shape[1])
-    if not math.isfinite(loss):
-        raise ValueError(f"the {metric!r} loss is not finite ({loss})")
-    return loss, n_used
-
-
 class FullModelObjective:
-    """Callable ``objective(trial) -> float`` (to minimise) over a :class:`FullModelSpace`.
+    """Callable ``objective(trial)`` (to minimise) over a :class:`FullModelSpace`.
 
     Build it with :func:`make_objective`. Besides being called by ``study.optimize``, it
-    rebuilds the pipeline of any parameter set with :meth:`build_pipeline`.
+    rebuilds the pipeline of any parameter set with :meth:`build_pipeline`. It returns a
+    float, or ``(loss, complexity)`` when built with ``complexity=`` and no
+    ``complexity_weight`` (see :attr:`directions`).
 
     Attributes:
         space: The search space.
+        task: ``"classification"`` or ``"regression"`` (from the space).
         encoder: The :class:`TabularEncoder` fitted on ``X``.
         X: The encoded features (``float64``).
-        y: The labels encoded as ``0..K-1``.
-        classes: Original labels, ``classes[y] == y_original``.
+        y: The labels encoded as ``0..K-1`` (classification) or the float target.
+        classes: Original labels, ``classes[y] == y_original`` (empty for regression).
         context: The :class:`SpaceContext` given to components.
+        directions: ``["minimize"]``, or ``["minimize", "minimize"]`` for the two-objective
+            form; pass them to ``optuna.create_study(directions=...)``.
     """
 
     def __init__(
@@ -89,10 +76,13 @@ class FullModelObjective:
         *,
         space: FullModelSpace | None = None,
         cv: int = 2,
-        metric: str = "ber",
+        metric: str | None = None,
         subsample: float = 1.0,
         random_state: int | None = None,
         n_jobs: int = 1,
+        trial_timeout: float | None = None,
+        complexity: str | None = None,
+        complexity_weight: float | None = None,
     ) -> None:
         if space is not None and not isinstance(space, FullModelSpace):
             raise ValueError(f"space must be a FullModelSpace or None; got {space!r}.")
@@ -102,15 +92,58 @@ class FullModelObjective:
             raise ValueError(f"n_jobs must be a non-zero int; got {n_jobs!r}.")
         if random_state is not None and not isinstance(random_state, int | np.integer):
             raise ValueError(f"random_state must be an int or None; got {random_state!r}.")
-        self.metric = check_metric(metric)
-        self.encoder: TabularEncoder
-        self.encoder, self.X, self.y, self.classes = check_classification_data(X, y, cv=cv)
+        if trial_timeout is not None and not (
+            isinstance(trial_timeout, int | float)
+            and not isinstance(trial_timeout, bool)
+            and math.isfinite(trial_timeout)
+            and trial_timeout > 0
+        ):
+            raise ValueError(
+                f"trial_timeout must be a positive number of seconds or None; "
+                f"got {trial_timeout!r}."
+            )
+        if complexity is not None and complexity not in COMPLEXITY_MEASURES:
+            raise ValueError(
+                f"complexity must be one of {', '.join(COMPLEXITY_MEASURES)} or None; "
+                f"got {complexity!r}."
+            )
+        if complexity_weight is not None and (
+            complexity is None
+            or not isinstance(complexity_weight, int | float)
+            or not math.isfinite(complexity_weight)
+            or complexity_weight < 0
+        ):
+            raise ValueError(
+                f"complexity_weight must be a non-negative number, used with complexity=; "
+                f"got {complexity_weight!r}."
+            )
         self.space = space if space is not None else FullModelSpace()
+        self.task = self.space.task
+        self.metric = check_metric(metric, self.task)
+        self.encoder: TabularEncoder
+        self.classes: NDArray[Any]
+        self.y: NDArray[Any]
+        if self.task == "regression":
+            self.encoder, self.X, self.y = check_regression_data(X, y, cv=cv)
+            self.classes = np.empty(0)
+            self.n_classes = 0
+        else:
+            if isinstance(cv, int) and cv >= 2:
+                check_not_continuous(y, cv)
+            self.encoder, self.X, self.y, self.classes = check_classification_data(X, y, cv=cv)
+            self.n_classes = int(self.classes.size)
         self.cv = int(cv)
         self.subsample = float(subsample)
         self.random_state = None if random_state is None else int(random_state)
         self.n_jobs = n_jobs
-        self.n_classes = int(self.classes.size)
+        self.trial_timeout = None if trial_timeout is None else float(trial_timeout)
+        self.complexity = complexity
+        self.complexity_weight = None if complexity_weight is None else float(complexity_weight)
+        self.directions: list[Literal["minimize", "maximize"]] = (
+            ["minimize", "minimize"]
+            if complexity is not None and complexity_weight is None
+            else ["minimize"]
+        )
         # Base seed for folds and subsamples: reproducible per (random_state, trial number).
         self._seed = (
             self.random_state
@@ -121,23 +154,34 @@ class FullModelObjective:
         self.context = self.space.context(self.X.shape[1], self.n_classes, max(n_train, 1))
         self._full_splits: list[Split] | None = None
         if self.subsample >= 1.0:
-            folds = StratifiedKFold(self.cv, shuffle=True, random_state=self._seed)
-            self._full_splits = list(folds.split(self.X, self.y))
+            self._full_splits = self._kfold(np.arange(self.X.shape[0]), self._seed)
 
     # ------------------------------------------------------------------ data per trial
+    def _kfold(self, idx: NDArray[np.intp], seed: int) -> list[Split]:
+        if self.task == "regression":
+            folds = KFold(self.cv, shuffle=True, random_state=seed).split(idx)
+        else:
+            stratified = StratifiedKFold(self.cv, shuffle=True, random_state=seed)
+            folds = stratified.split(idx, self.y[idx])
+        return [(idx[tr], idx[te]) for tr, te in folds]
+
     def splits(self, trial_number: int) -> list[Split]:
         """Train/validation index pairs of a trial (its own subsample when subsample < 1)."""
         if self._full_splits is not None:
             return self._full_splits
         rng = np.random.default_rng([self._seed, trial_number])
-        chosen: list[NDArray[np.intp]] = []
-        for label in range(self.n_classes):
-            members = np.flatnonzero(self.y == label)
-            size = min(members.size, max(self.cv, round(self.subsample * members.size)))
-            chosen.append(rng.choice(members, size=size, replace=False))
-        idx = np.sort(np.concatenate(chosen))
-        folds = StratifiedKFold(self.cv, shuffle=True, random_state=int(rng.integers(2**31)))
-        return [(idx[tr], idx[te]) for tr, te in folds.split(idx, self.y[idx])]
+        if self.task == "regression":
+            n = self.X.shape[0]
+            size = min(n, max(self.cv, round(self.subsample * n)))
+            idx = np.sort(rng.choice(n, size=size, replace=False))
+        else:
+            chosen: list[NDArray[np.intp]] = []
+            for label in range(self.n_classes):
+                members = np.flatnonzero(self.y == label)
+                size = min(members.size, max(self.cv, round(self.subsample * members.size)))
+                chosen.append(rng.choice(members, size=size, replace=False))
+            idx = np.sort(np.concatenate(chosen))
+        return self._kfold(idx, int(rng.integers(2**31)))
 
     # ----------------------------------------------------------------------- pipelines
     def _pipeline(self, spec: PipelineSpec) -> Pipeline:
@@ -157,39 +201,95 @@ class FullModelObjective:
         return self.spec(params).describe()
 
     # --------------------------------------------------------------------- objective
-    def __call__(self, trial: optuna.trial.BaseTrial) -> float:
-        _study_info.name_metric(trial, self.metric)  # set_metric_names, e.g. "BER", once
+    def _reports(self, trial: optuna.trial.BaseTrial) -> bool:
+        """Whether fold scores go to ``trial.report`` (single-objective real trials)."""
+        if not isinstance(trial, optuna.trial.Trial) or len(self.directions) > 1:
+            return False
+        return len(trial.study.directions) == 1
+
+    def __call__(self, trial: optuna.trial.BaseTrial) -> float | tuple[float, float]:
+        if len(self.directions) == 1:
+            _study_info.name_metric(trial, self.metric)  # set_metric_names, e.g. "BER", once
         spec = self.space.suggest(trial, self.context)
         trial.set_user_attr("fms:pipeline", spec.describe())
         if spec.selector is not None and spec.selector[0].name == "mask":
             trial.set_user_attr("fms:mask_rule", mask_rule(self.context))
         number = getattr(trial, "number", 0)
+        reports = self._reports(trial)
         start = time.perf_counter()
+        results: list[tuple[float, int, float, float]] = []
         try:
             splits = self.splits(number)
-            pipeline = self._pipeline(spec)
-            args = (self.X, self.y)
-            if self.n_jobs == 1:
-                results = [
-                    _evaluate_fold(pipeline, *args, s, self.metric, self.n_classes) for s in splits
-                ]
+            folds = run_folds(
+                self._pipeline(spec),
+                self.X,
+                self.y,
+                splits,
+                self.metric,
+                self.n_classes,
+                n_jobs=self.n_jobs,
+                trial_timeout=self.trial_timeout,
+            )
+            try:
+                for step, result in enumerate(folds):
+                    results.append(result)
+                    if reports:
+                        trial.report(self._fold_value(result), step)
+                        if trial.should_prune():
+                            self._record(trial, results, splits, start)
+                            trial.set_user_attr("fms:pruned_after_fold", step + 1)
+                            raise optuna.TrialPruned(
+                                f"pruned after fold {step + 1} of {len(splits)}"
+                            )
+            finally:
+                folds.close()  # stops a timed child at once when pruned
+        except optuna.TrialPruned:
+            raise
+        except Exception as exc:  # a broken or too slow pipeline fails its own trial only
+            if isinstance(exc, FoldError):
+                reason = str(exc)
             else:
-                results = Parallel(n_jobs=self.n_jobs)(
-                    delayed(_evaluate_fold)(pipeline, *args, s, self.metric, self.n_classes)
-                    for s in splits
-                )
-        except Exception as exc:  # a broken pipeline fails its own trial only
-            reason = f"{type(exc).__name__}: {exc}"[:1000]
+                reason = f"{type(exc).__name__}: {exc}"[:1000]
+            if isinstance(exc, TrialTimeoutError):
+                trial.set_user_attr("fms:timeout", True)
             trial.set_user_attr("fms:error", reason)
             trial.set_user_attr("fms:fit_time", round(time.perf_counter() - start, 4))
             _logger.warning(f"Trial {number} pipeline failed ({spec.describe()}): {reason}")
-            return float("nan")
-        losses = [loss for loss, _ in results]
-        trial.set_user_attr("fms:fold_scores", [round(v, 6) for v in losses])
-        trial.set_user_attr("fms:n_features", int(np.median([n for _, n in results])))
-        trial.set_user_attr("fms:n_samples", int(sum(len(te) for _, te in splits)))
+            return (float("nan"), float("nan")) if len(self.directions) > 1 else float("nan")
+        self._record(trial, results, splits, start)
+        loss = float(np.mean([r[0] for r in results]))
+        if self.complexity is None:
+            return loss
+        value = complexity_value(
+            self.complexity,
+            float(np.median([r[1] for r in results])),
+            self.X.shape[1],
+            float(np.mean([r[2] for r in results])),
+        )
+        trial.set_user_attr("fms:complexity", round(value, 6))
+        if self.complexity_weight is None:
+            return loss, value
+        return loss + self.complexity_weight * value
+
+    def _fold_value(self, result: tuple[float, int, float, float]) -> float:
+        """What a pruner sees for one fold: its loss, plus the weighted complexity if any."""
+        if self.complexity is None or self.complexity_weight is None:
+            return result[0]
+        value = complexity_value(self.complexity, result[1], self.X.shape[1], result[2])
+        return result[0] + self.complexity_weight * value
+
+    def _record(
+        self,
+        trial: optuna.trial.BaseTrial,
+        results: list[tuple[float, int, float, float]],
+        splits: list[Split],
+        start: float,
+    ) -> None:
+        trial.set_user_attr("fms:fold_scores", [round(r[0], 6) for r in results])
+        trial.set_user_attr("fms:n_features", int(np.median([r[1] for r in results])))
+        trial.set_user_attr("fms:model_size", round(float(np.mean([r[2] for r in results])), 6))
+        trial.set_user_attr("fms:n_samples", int(sum(len(te) for _, te in splits[: len(results)])))
         trial.set_user_attr("fms:fit_time", round(time.perf_counter() - start, 4))
-        return float(np.mean(losses))
 
 
 def make_objective(
@@ -198,44 +298,82 @@ def make_objective(
     *,
     space: FullModelSpace | None = None,
     cv: int = 2,
-    metric: str = "ber",
+    metric: str | None = None,
     subsample: float = 1.0,
     random_state: int | None = None,
     n_jobs: int = 1,
+    trial_timeout: float | None = None,
+    complexity: str | None = None,
+    complexity_weight: float | None = None,
 ) -> FullModelObjective:
     """Objective for full model selection: k-fold CV loss of a sampled pipeline.
 
     Each call samples a full model from ``space`` with the trial's ``suggest_*`` API,
-    scores it by stratified k-fold cross-validation and returns the mean loss. It works
-    with any Optuna sampler. Per trial it stores the user attrs ``fms:pipeline`` (one-line
-    description), ``fms:fold_scores``, ``fms:n_features`` (features reaching the
-    classifier), ``fms:n_samples``, ``fms:fit_time`` (seconds) and, for the joint mask,
-    ``fms:mask_rule``. A pipeline that raises while fitting or scoring makes the objective
-    return ``nan``: Optuna marks that trial FAIL, the reason is in ``fms:error``, and the
-    study goes on.
+    scores it by k-fold cross-validation (stratified for classification) and returns the
+    mean loss. It works with any Optuna sampler. Per trial it stores the user attrs
+    ``fms:pipeline`` (one-line description), ``fms:fold_scores``, ``fms:n_features``
+    (features reaching the model), ``fms:model_size`` (see
+    :func:`~optuna_psms.fms.metrics.model_size`), ``fms:n_samples``, ``fms:fit_time``
+    (seconds) and, for the joint mask, ``fms:mask_rule``. A pipeline that raises while
+    fitting or scoring makes the objective return ``nan``: Optuna marks that trial FAIL,
+    the reason is in ``fms:error``, and the study goes on.
+
+    **Pruning.** In a single-objective study each fold's loss is passed to
+    ``trial.report(loss, step=fold)``; when ``trial.should_prune()`` says so the trial
+    raises ``optuna.TrialPruned`` (attr ``fms:pruned_after_fold``), so any Optuna pruner
+    (``MedianPruner``, ``WilcoxonPruner``, ...) stops a hopeless pipeline after a fold. The
+    study's default ``NopPruner`` never prunes. optuna-psms' samplers count a pruned trial as
+    the worst value, like a failed one.
+
+    **Time limit.** With ``trial_timeout`` the folds of each trial run in a child process
+    that is killed once the trial has taken that many seconds: the trial fails with
+    ``fms:timeout = True`` and the reason in ``fms:error``, and the worker moves on to the
+    next trial. The limit counts from the moment the child is ready (its start and the copy
+    of the data have ``STARTUP_GRACE`` = 60 s of their own). This costs a process start and
+    a copy of the data per trial (tens of milliseconds on small data with the
+    ``forkserver`` start method; the first trial also starts the fork server). Pruning
+    kills the child as soon as the trial is pruned.
+
+    **Accuracy versus complexity.** With ``complexity`` (``"features"``, ``"model"`` or
+    ``"both"``, see :func:`~optuna_psms.fms.metrics.complexity_value`: the share of input
+    features reaching the model, the model's size share - support vectors for SVMs, non-zero
+    coefficients for linear models, leaves per tree for ensembles - or their mean) the
+    objective returns ``(loss, complexity)`` for a two-objective study
+    (``optuna.create_study(directions=objective.directions)``, e.g. with NSGA-II or TPE).
+    With ``complexity_weight=w`` as well it returns the scalar ``loss + w * complexity``
+    instead, for single-objective samplers such as PSO. The complexity is stored in
+    ``fms:complexity`` either way.
 
     Args:
         X: Features, numpy array or pandas DataFrame; string/categorical columns are
             one-hot encoded and missing values imputed (see :class:`TabularEncoder`).
-        y: Labels of any type.
-        space: The search space (default: the whole built-in pool).
-        cv: Number of stratified folds (2 in PSMS).
-        metric: ``"ber"`` (balanced error rate, default), ``"error"``, ``"auc"``
-            (1 - ROC AUC), ``"pi_svm"`` (1 - PI_SVM, SVC pipelines) or a scikit-learn scorer
-            name (negated).
+        y: Labels of any type (classification) or a numeric target (regression, with a
+            :class:`~optuna_psms.fms.RegressionSpace`).
+        space: The search space (default: the whole built-in classification pool); a
+            :class:`~optuna_psms.fms.RegressionSpace` makes it a regression (plain k-fold).
+        cv: Number of folds (2 in PSMS).
+        metric: Classification: ``"ber"`` (balanced error rate, default), ``"error"``,
+            ``"auc"`` (1 - ROC AUC), ``"pi_svm"`` (1 - PI_SVM, SVC pipelines). Regression:
+            ``"rmse"`` (default), ``"mae"``, ``"mse"``, ``"r2"`` (1 - R^2). Either: a
+            scikit-learn scorer name (negated). ``None``: the task's default.
         subsample: Fraction of the samples used per trial (stratified, at least ``cv`` per
             class); below 1 each trial draws its own subset, deterministic for a given
             ``(random_state, trial.number)``.
         random_state: Seed of the folds, subsamples and every estimator's
             ``random_state``. ``None``: random.
-        n_jobs: Parallel jobs over the folds (joblib).
+        n_jobs: Parallel jobs over the folds (joblib; then the folds are reported to the
+            pruner only after all of them ran).
+        trial_timeout: Seconds per trial (``None``: no limit).
+        complexity: ``None``, ``"features"``, ``"model"`` or ``"both"``.
+        complexity_weight: Weight of the scalarised form (``None``: two objectives).
 
     Returns:
-        A :class:`FullModelObjective`, callable as ``objective(trial) -> float``.
+        A :class:`FullModelObjective`, callable as ``objective(trial)``.
 
     Raises:
         ValueError: On empty input, length mismatch, infinite values, a single class,
-            fewer samples per class than ``cv``, or invalid arguments.
+            fewer samples per class than ``cv``, a continuous target given to a
+            classification space, or invalid arguments.
 
     Example:
 
@@ -267,4 +405,7 @@ def make_objective(
         subsample=subsample,
         random_state=random_state,
         n_jobs=n_jobs,
+        trial_timeout=trial_timeout,
+        complexity=complexity,
+        complexity_weight=complexity_weight,
     )

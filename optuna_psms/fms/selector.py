@@ -22,7 +22,10 @@ from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import decode_labels
 from optuna_psms.fms._validation import labels_to_codes
 from optuna_psms.fms._validation import record_features
+from optuna_psms.fms.export import export_python
+from optuna_psms.fms.export import trials_table
 from optuna_psms.fms.objective import make_objective
+from optuna_psms.fms.pareto import pick_simplest
 from optuna_psms.fms.space import FullModelSpace
 from optuna_psms.storages import open_storage
 
@@ -75,6 +78,20 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             ``None`` (PSOSampler), seeded with ``random_state``.
         n_trials: Number of trials (``None``: until ``timeout``).
         timeout: Time budget of the search in seconds.
+        trial_timeout: Time limit of one trial in seconds: a pipeline still fitting then is
+            stopped (its folds run in a child process, which is killed), the trial fails with
+            ``fms:timeout`` and the reason in ``fms:error``, and the search goes on.
+        pruner: An Optuna pruner given each fold's loss (e.g.
+            ``optuna.pruners.WilcoxonPruner()``); ``None``: no pruning.
+        complexity: ``None``, ``"features"``, ``"model"`` or ``"both"``: also minimise the
+            pipeline's complexity (see :func:`make_objective`). Without
+            ``complexity_weight`` the study has two objectives (use a multi-objective sampler
+            such as ``"tpe"`` or NSGA-II) and the refitted pipeline is picked from the Pareto
+            front by :func:`~optuna_psms.fms.pareto.pick_simplest`: the simplest trial whose
+            loss is within ``complexity_tolerance`` of the front's lowest loss.
+        complexity_weight: Scalarise instead: minimise ``loss + weight * complexity`` (any
+            sampler; ``best_score_`` is then that sum).
+        complexity_tolerance: Loss slack of the Pareto pick (absolute, default 0.01).
         cv: Stratified CV folds per trial.
         metric: Loss to minimise (see :func:`make_objective`).
         subsample: Fraction of the samples per trial.
@@ -137,6 +154,11 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         sampler: optuna.samplers.BaseSampler | str | None = None,
         n_trials: int | None = 50,
         timeout: float | None = None,
+        trial_timeout: float | None = None,
+        pruner: optuna.pruners.BasePruner | None = None,
+        complexity: str | None = None,
+        complexity_weight: float | None = None,
+        complexity_tolerance: float = 0.01,
         cv: int = 2,
         metric: str = "ber",
         subsample: float = 1.0,
@@ -152,6 +174,11 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.sampler = sampler
         self.n_trials = n_trials
         self.timeout = timeout
+        self.trial_timeout = trial_timeout
+        self.pruner = pruner
+        self.complexity = complexity
+        self.complexity_weight = complexity_weight
+        self.complexity_tolerance = complexity_tolerance
         self.cv = cv
         self.metric = metric
         self.subsample = subsample
@@ -171,6 +198,16 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         raise ValueError(
             f"sampler must be an Optuna sampler, a sampler name or None; got {self.sampler!r}."
         )
+
+    #: The task of the spaces this estimator searches (FullModelRegressor: regression).
+    _task = "classification"
+
+    def _search_space(self) -> FullModelSpace | None:
+        task = getattr(self.space, "task", self._task)
+        if task != self._task:
+            other = "FullModelRegressor" if task == "regression" else "FullModelSelector"
+            raise ValueError(f"space is a {task} space; use {other} for it.")
+        return self.space
 
     def fit(self, X: Any, y: Any) -> FullModelSelector:
         """Search the space on ``(X, y)`` and refit the best pipeline on all of it.
@@ -192,17 +229,21 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         objective = make_objective(
             X,
             y,
-            space=self.space,
+            space=self._search_space(),
             cv=self.cv,
             metric=self.metric,
             subsample=self.subsample,
             random_state=self.random_state,
+            trial_timeout=self.trial_timeout,
+            complexity=self.complexity,
+            complexity_weight=self.complexity_weight,
         )
         study = optuna.create_study(
             storage=open_storage(self.storage),
             sampler=self._make_sampler(),
+            pruner=self.pruner if self.pruner is not None else optuna.pruners.NopPruner(),
             study_name=self.study_name,
-            direction="minimize",
+            directions=objective.directions,
             load_if_exists=self.load_if_exists,
         )
         study.set_user_attr("fms:metric", objective.metric)
@@ -224,14 +265,14 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             raise RuntimeError(
                 "no pipeline could be evaluated; errors: " + "; ".join(sorted(errors))[:2000]
             )
-        best = study.best_trial
+        best = pick_simplest(study, self.complexity_tolerance)
         model = objective.build_pipeline(best.params)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(objective.X, objective.y)
         self.best_pipeline_ = Pipeline([("encoder", objective.encoder), *model.steps])
         self.best_params_ = dict(best.params)
-        self.best_loss_ = float(best.value) if best.value is not None else float("nan")
+        self.best_loss_ = float(best.values[0]) if best.values else float("nan")
         self.best_score_ = score_from_loss(objective.metric, self.best_loss_)
         self.best_description_ = objective.describe(best.params)
         self.study_ = study
@@ -280,6 +321,18 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
                 pass
         dec = np.asarray(self.best_pipeline_.decision_function(X), dtype=np.float64)
         return _softmax_scores(dec, len(self.classes_))
+
+    @property
+    def cv_results_(self) -> dict[str, list[Any]]:
+        """One row per trial of ``study_`` (see :func:`~optuna_psms.fms.export.trials_table`)."""
+        check_is_fitted(self, "best_pipeline_")
+        return trials_table(self.study_)
+
+    def export_python(self, path: str) -> str:
+        """Write the chosen pipeline as a standalone script (see
+        :func:`~optuna_psms.fms.export.export_python`) and return its text."""
+        check_is_fitted(self, "best_pipeline_")
+        return export_python(self, path)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

@@ -58,7 +58,7 @@ from optuna_psms.fms.estimators import RankSelector
 from optuna_psms.fms.estimators import ShiftScale
 
 
-Kind = Literal["preprocessor", "selector", "classifier"]
+Kind = Literal["preprocessor", "selector", "classifier", "regressor"]
 Params = dict[str, Any]
 
 #: Default number of joint-mask parameters above which features are grouped into blocks.
@@ -75,6 +75,7 @@ class SpaceContext:
         n_samples: Number of training samples of a fold (approximately).
         max_mask_params: Joint-mask parameter limit (``None``: one per feature).
         mask_grouping: Block ordering rule of the joint mask (``"score"`` or ``"index"``).
+        task: ``"classification"`` or ``"regression"`` (``n_classes`` is 0 for regression).
     """
 
     n_features: int
@@ -82,6 +83,7 @@ class SpaceContext:
     n_samples: int
     max_mask_params: int | None = DEFAULT_MAX_MASK_PARAMS
     mask_grouping: str = "score"
+    task: str = "classification"
 
 
 class ComponentTrial:
@@ -132,7 +134,9 @@ class Component:
         name: Unique name within its kind; parameters are stored as
             ``pre:<name>:<hp>``, ``fs:<name>:<hp>`` or ``clf:<name>:<hp>``.
         kind: ``"preprocessor"`` (a transformer that keeps the number of features),
-            ``"selector"`` (a transformer; at most one per pipeline) or ``"classifier"``.
+            ``"selector"`` (a transformer; at most one per pipeline), ``"classifier"`` or
+            ``"regressor"`` (for :class:`~optuna_psms.fms.RegressionSpace`, stored as
+            ``reg:<name>:<hp>``).
         suggest: ``suggest(trial) -> params``; ``trial`` is a :class:`ComponentTrial`
             (already prefixed; ``trial.context`` describes the data). Keys starting with
             ``_`` are passed to ``build`` but hidden from descriptions.
@@ -172,9 +176,10 @@ class Component:
     describe: Callable[[Mapping[str, Any]], str] | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in ("preprocessor", "selector", "classifier"):
+        if self.kind not in ("preprocessor", "selector", "classifier", "regressor"):
             raise ValueError(
-                f"Component kind must be 'preprocessor', 'selector' or 'classifier'; "
+                f"Component kind must be 'preprocessor', 'selector', 'classifier' or "
+                f"'regressor'; "
                 f"got {self.kind!r}."
             )
         if not self.name or ":" in self.name or "__" in self.name or self.name == "none":
@@ -248,8 +253,9 @@ def mask_rule(context: SpaceContext) -> str:
     limit = context.max_mask_params
     if limit is None or n <= limit:
         return f"per-feature: {n} parameters fs:mask:<i>, True keeps encoded feature i"
+    statistic = "F statistic" if context.task == "regression" else "ANOVA F score"
     order = (
-        "ranked by decreasing ANOVA F score on each training fold"
+        f"ranked by decreasing {statistic} on each training fold"
         if context.mask_grouping == "score"
         else "in column order"
     )
@@ -514,8 +520,12 @@ class PipelineSpec:
 
 
 def _resolve(
-    items: Iterable[str | Component] | None, kind: Kind, defaults: Sequence[str]
+    items: Iterable[str | Component] | None,
+    kind: Kind,
+    defaults: Sequence[str],
+    builtins: Mapping[str, Component] | None = None,
 ) -> list[Component]:
+    pool = BUILTIN_COMPONENTS if builtins is None else builtins
     chosen: list[Component] = []
     for item in defaults if items is None else items:
         if isinstance(item, Component):
@@ -526,10 +536,10 @@ def _resolve(
             if kind == "selector" and item == "none":
                 continue
             key = f"{kind}:{item}"
-            if key not in BUILTIN_COMPONENTS:
-                known = [c.name for c in BUILTIN_COMPONENTS.values() if c.kind == kind]
+            if key not in pool:
+                known = [c.name for c in pool.values() if c.kind == kind]
                 raise ValueError(f"unknown {kind} {item!r}; built-in ones: {', '.join(known)}.")
-            comp = BUILTIN_COMPONENTS[key]
+            comp = pool[key]
         else:
             raise ValueError(f"expected a name or a Component, got {item!r}.")
         if any(c.name == comp.name for c in chosen):
@@ -585,6 +595,16 @@ class FullModelSpace:
             ...
     """
 
+    #: ``"classification"`` here, ``"regression"`` in :class:`~optuna_psms.fms.RegressionSpace`.
+    task: str = "classification"
+    #: Component kind of the final model and the prefix of its parameters.
+    model_kind: Kind = "classifier"
+    model_prefix: str = "clf"
+    _builtins: Mapping[str, Component] = BUILTIN_COMPONENTS
+    _default_models: Sequence[str] = CLASSIFIERS
+    _default_selectors: Sequence[str] = SELECTORS
+    _default_preprocessors: Sequence[str] = PREPROCESSORS
+
     def __init__(
         self,
         classifiers: Iterable[str | Component] | None = None,
@@ -595,13 +615,28 @@ class FullModelSpace:
         max_mask_params: int | None = DEFAULT_MAX_MASK_PARAMS,
         mask_grouping: str = "score",
     ) -> None:
-        sel_items = list(selectors) if selectors is not None else ["none", *SELECTORS]
+        self._setup(classifiers, selectors, preprocessors, bias, max_mask_params, mask_grouping)
+
+    def _setup(
+        self,
+        models: Iterable[str | Component] | None,
+        selectors: Iterable[str | Component] | None,
+        preprocessors: Iterable[str | Component] | None,
+        bias: bool,
+        max_mask_params: int | None,
+        mask_grouping: str,
+    ) -> None:
+        pool = self._builtins
+        default_sel = ["none", *self._default_selectors]
+        sel_items = list(selectors) if selectors is not None else default_sel
         self.allow_no_selection = not sel_items or "none" in sel_items
-        self.classifiers = _resolve(classifiers, "classifier", CLASSIFIERS)
-        self.selectors = _resolve(sel_items, "selector", SELECTORS)
-        self.preprocessors = _resolve(preprocessors, "preprocessor", PREPROCESSORS)
+        self.classifiers = _resolve(models, self.model_kind, self._default_models, pool)
+        self.selectors = _resolve(sel_items, "selector", self._default_selectors, pool)
+        self.preprocessors = _resolve(
+            preprocessors, "preprocessor", self._default_preprocessors, pool
+        )
         if not self.classifiers:
-            raise ValueError("the space needs at least one classifier.")
+            raise ValueError(f"the space needs at least one {self.model_kind}.")
         if max_mask_params is not None and (
             not isinstance(max_mask_params, int) or max_mask_params < 1
         ):
@@ -637,11 +672,17 @@ class FullModelSpace:
         """
         if not isinstance(component, Component):
             raise ValueError(f"register() expects a Component, got {component!r}.")
-        target = {
+        targets = {
             "preprocessor": self.preprocessors,
             "selector": self.selectors,
-            "classifier": self.classifiers,
-        }[component.kind]
+            self.model_kind: self.classifiers,
+        }
+        if component.kind not in targets:
+            raise ValueError(
+                f"a {component.kind} cannot join a {self.task} space; it takes "
+                f"preprocessors, selectors and {self.model_kind}s."
+            )
+        target = targets[component.kind]
         if any(c.name == component.name for c in target):
             raise ValueError(f"a {component.kind} named {component.name!r} already exists.")
         target.append(component)
@@ -655,6 +696,7 @@ class FullModelSpace:
             n_samples=n_samples,
             max_mask_params=self.max_mask_params,
             mask_grouping=self.mask_grouping,
+            task=self.task,
         )
 
     def suggest(self, trial: optuna.trial.BaseTrial, context: SpaceContext) -> PipelineSpec:
@@ -680,12 +722,15 @@ class FullModelSpace:
             before = bool(trial.suggest_categorical("pre:before_fs", [False, True]))
 
         names = self.classifier_names
-        clf_name = names[0] if len(names) == 1 else trial.suggest_categorical("clf:method", names)
+        prefix = self.model_prefix
+        clf_name = (
+            names[0] if len(names) == 1 else trial.suggest_categorical(f"{prefix}:method", names)
+        )
         comp = next(c for c in self.classifiers if c.name == clf_name)
-        clf_params = dict(comp.suggest(ComponentTrial(trial, f"clf:{comp.name}:", context)))
+        clf_params = dict(comp.suggest(ComponentTrial(trial, f"{prefix}:{comp.name}:", context)))
 
         bias = False
-        if self.bias and context.n_classes == 2:
+        if self.bias and self.task == "classification" and context.n_classes == 2:
             bias = bool(trial.suggest_categorical("post:bias", [False, True]))
         return PipelineSpec(tuple(pre), selector, (comp, clf_params), before, bias)
 
@@ -702,7 +747,7 @@ class FullModelSpace:
         clf = comp.build(params)
         if spec.bias:
             clf = BiasClassifier(clf)
-        steps.append(("clf", clf))
+        steps.append((self.model_prefix, clf))
         for name, est in steps:
             if not isinstance(est, BaseEstimator) and not hasattr(est, "fit"):
                 raise ValueError(f"component {name!r} built {est!r}, which has no fit method.")

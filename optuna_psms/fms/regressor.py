@@ -1,0 +1,208 @@
+"""``FullModelRegressor``: full model selection as a scikit-learn regressor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+import optuna
+from sklearn.base import BaseEstimator
+from sklearn.base import RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from optuna_psms.fms.export import export_python
+from optuna_psms.fms.export import trials_table
+from optuna_psms.fms.regression import RegressionSpace
+from optuna_psms.fms.selector import FullModelSelector
+from optuna_psms.fms.space import FullModelSpace
+
+
+class _RegressionSearch(FullModelSelector):
+    """The selector's search and refit, on a regression space."""
+
+    _task = "regression"
+
+
+#: Fitted attributes copied from the search.
+_COPIED = (
+    "best_pipeline_",
+    "best_params_",
+    "best_description_",
+    "study_",
+    "n_features_in_",
+    "feature_names_in_",
+)
+
+
+class FullModelRegressor(RegressorMixin, BaseEstimator):  # type: ignore[misc]
+    """Full model selection as a scikit-learn regressor.
+
+    ``fit`` runs an Optuna study over a :class:`~optuna_psms.fms.RegressionSpace`
+    (preprocessing, feature selection for a continuous target, regressor and their
+    hyperparameters) with k-fold cross-validation, then refits the best pipeline on all the
+    data. It takes the options of :class:`~optuna_psms.fms.FullModelSelector`.
+
+    Args:
+        space: A :class:`~optuna_psms.fms.RegressionSpace` (default: the whole regression
+            pool).
+        sampler: An Optuna sampler instance, a sampler name or ``None`` (PSOSampler).
+        n_trials: Number of trials (``None``: until ``timeout``).
+        timeout: Time budget of the search in seconds.
+        trial_timeout: Time limit of one trial in seconds (see
+            :class:`~optuna_psms.fms.FullModelSelector`).
+        pruner: An Optuna pruner given each fold's loss; ``None``: no pruning.
+        complexity: Accuracy versus complexity (see
+            :class:`~optuna_psms.fms.FullModelSelector`).
+        complexity_weight: Weight of the scalarised form.
+        complexity_tolerance: Loss slack of the Pareto pick (in the metric's units).
+        cv: k of the (shuffled, unstratified) k-fold CV of each trial; default 5.
+        metric: Loss to minimise: ``"rmse"`` (default), ``"mae"``, ``"mse"``, ``"r2"``
+            (``1 - R^2``) or a scikit-learn regression scorer name (negated).
+        subsample: Fraction of the samples per trial.
+        storage: Optuna storage (URL or object); ``None`` keeps the study in memory.
+        study_name: Study name in the storage.
+        load_if_exists: Continue an existing study of that name.
+        n_jobs: Parallel trials (threads).
+        random_state: Seed of the sampler, folds, subsamples and estimators.
+        show_progress_bar: Show Optuna's progress bar.
+
+    Attributes:
+        best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts the
+            target.
+        best_params_: Optuna parameters of the best trial.
+        best_loss_: Its mean CV loss (lower is better; optimistic, being the minimum over
+            the pipelines tried on the same data).
+        best_score_: The same, higher-is-better: ``-best_loss_`` (e.g. minus the RMSE, as
+            scikit-learn's ``neg_root_mean_squared_error``), ``1 - best_loss_`` = R^2 for
+            ``"r2"``.
+        study_: The Optuna study.
+        cv_results_: One row per trial (see :func:`~optuna_psms.fms.export.trials_table`).
+
+    Example:
+
+        .. testcode::
+
+            from sklearn.datasets import load_diabetes
+            from optuna_psms.fms import FullModelRegressor, RegressionSpace
+
+            X, y = load_diabetes(return_X_y=True)
+            space = RegressionSpace(regressors=["linear", "knn"])
+            model = FullModelRegressor(space=space, sampler="tpe", n_trials=5, random_state=0)
+            model.fit(X, y)
+            print(model.describe())
+            assert model.predict(X[:3]).shape == (3,)
+
+        .. testoutput::
+            :hide:
+            :options: +ELLIPSIS
+
+            ...
+    """
+
+    def __init__(
+        self,
+        space: FullModelSpace | None = None,
+        sampler: optuna.samplers.BaseSampler | str | None = None,
+        n_trials: int | None = 50,
+        timeout: float | None = None,
+        trial_timeout: float | None = None,
+        pruner: optuna.pruners.BasePruner | None = None,
+        complexity: str | None = None,
+        complexity_weight: float | None = None,
+        complexity_tolerance: float = 0.01,
+        cv: int = 5,
+        metric: str = "rmse",
+        subsample: float = 1.0,
+        storage: str | optuna.storages.BaseStorage | None = None,
+        study_name: str | None = None,
+        load_if_exists: bool = False,
+        n_jobs: int = 1,
+        random_state: int | None = None,
+        show_progress_bar: bool = False,
+    ) -> None:
+        self.space = space
+        self.sampler = sampler
+        self.n_trials = n_trials
+        self.timeout = timeout
+        self.trial_timeout = trial_timeout
+        self.pruner = pruner
+        self.complexity = complexity
+        self.complexity_weight = complexity_weight
+        self.complexity_tolerance = complexity_tolerance
+        self.cv = cv
+        self.metric = metric
+        self.subsample = subsample
+        self.storage = storage
+        self.study_name = study_name
+        self.load_if_exists = load_if_exists
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.show_progress_bar = show_progress_bar
+
+    def fit(self, X: Any, y: Any) -> FullModelRegressor:
+        """Search the space on ``(X, y)`` and refit the best pipeline on all of it.
+
+        Raises:
+            ValueError: Invalid data or arguments, e.g. a non-numeric target.
+            RuntimeError: If no trial completed (every pipeline failed).
+        """
+        search = _RegressionSearch(
+            space=self.space if self.space is not None else RegressionSpace(),
+            sampler=self.sampler,
+            n_trials=self.n_trials,
+            timeout=self.timeout,
+            trial_timeout=self.trial_timeout,
+            pruner=self.pruner,
+            complexity=self.complexity,
+            complexity_weight=self.complexity_weight,
+            complexity_tolerance=self.complexity_tolerance,
+            cv=self.cv,
+            metric=self.metric,
+            subsample=self.subsample,
+            storage=self.storage,
+            study_name=self.study_name,
+            load_if_exists=self.load_if_exists,
+            n_jobs=self.n_jobs,
+            random_state=self.random_state,
+            show_progress_bar=self.show_progress_bar,
+        )
+        search.fit(X, y)
+        for name in _COPIED:
+            if hasattr(search, name):
+                setattr(self, name, getattr(search, name))
+        # The selector's loss attribute (best_score_ held the loss before best_loss_ existed).
+        self.best_loss_ = float(vars(search).get("best_loss_", search.best_score_))
+        self.best_score_ = (
+            1.0 - self.best_loss_ if self.metric == "r2" else -float(self.best_loss_)
+        )
+        return self
+
+    def describe(self) -> str:
+        """One line: the selected pipeline and its cross-validated loss."""
+        check_is_fitted(self, "best_pipeline_")
+        return f"{self.best_description_}  [CV {self.metric} = {self.best_loss_:.4f}]"
+
+    def predict(self, X: Any) -> NDArray[np.float64]:
+        """Predicted target values."""
+        check_is_fitted(self, "best_pipeline_")
+        return np.asarray(self.best_pipeline_.predict(X), dtype=np.float64).ravel()
+
+    @property
+    def cv_results_(self) -> dict[str, list[Any]]:
+        """One row per trial of ``study_`` (see :func:`~optuna_psms.fms.export.trials_table`)."""
+        check_is_fitted(self, "best_pipeline_")
+        return trials_table(self.study_)
+
+    def export_python(self, path: str) -> str:
+        """Write the chosen pipeline as a standalone script (see
+        :func:`~optuna_psms.fms.export.export_python`) and return its text."""
+        check_is_fitted(self, "best_pipeline_")
+        return export_python(self, path)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags

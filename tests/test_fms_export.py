@@ -1,0 +1,163 @@
+"""export_python: the script rebuilds the same pipeline and predicts the same; cv_results_."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Any
+
+import numpy as np
+import optuna
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator
+from sklearn.datasets import load_breast_cancer
+from sklearn.datasets import load_diabetes
+
+from optuna_psms import FullModelRegressor
+from optuna_psms import FullModelSelector
+from optuna_psms.fms import FullModelSpace
+from optuna_psms.fms import RegressionSpace
+from optuna_psms.fms.export import _Writer
+from optuna_psms.fms.regression import REGRESSION_SELECTORS
+from optuna_psms.fms.regression import REGRESSORS
+from optuna_psms.fms.space import CLASSIFIERS
+from optuna_psms.fms.space import SELECTORS
+
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+def _same_params(a: Any, b: Any) -> None:
+    assert type(a) is type(b)
+    pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+    assert pa.keys() == pb.keys()
+    for key in pa:
+        va, vb = pa[key], pb[key]
+        if isinstance(va, BaseEstimator):
+            _same_params(va, vb)
+        elif key == "steps":
+            assert [n for n, _ in va] == [n for n, _ in vb]
+            for (_, ea), (_, eb) in zip(va, vb):
+                _same_params(ea, eb)
+        else:
+            assert va == vb or (va != va and vb != vb), (type(a).__name__, key, va, vb)
+
+
+def _roundtrip(pipeline: Any) -> Any:
+    writer = _Writer()
+    code = writer.code(pipeline)
+    namespace: dict[str, Any] = {}
+    exec("\n".join(writer.import_lines()), namespace)
+    return eval(code, namespace)
+
+
+def _sample(space: FullModelSpace, n_features: int, n_classes: int, seed: int) -> Any:
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=seed))
+    spec = space.suggest(study.ask(), space.context(n_features, n_classes, 100))
+    return space.build(spec)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("model", CLASSIFIERS + [f"reg:{r}" for r in REGRESSORS])
+def test_every_pool_pipeline_is_written_as_equal_code(model: str, seed: int) -> None:
+    if model.startswith("reg:"):
+        space: FullModelSpace = RegressionSpace(regressors=[model[4:]])
+        selectors = REGRESSION_SELECTORS
+    else:
+        space = FullModelSpace(classifiers=[model])
+        selectors = SELECTORS
+    assert selectors
+    pipeline = _sample(space, n_features=8, n_classes=2, seed=seed)
+    _same_params(_roundtrip(pipeline), pipeline)
+
+
+def _run_script(path: str, csv: str, target: str, predict: str) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = os.getcwd()  # the script imports only optuna_psms.fms transformers
+    out = subprocess.run(
+        [sys.executable, path, csv, target, "--predict", predict],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    return out.stdout.split()
+
+
+def test_classifier_script_predicts_like_the_estimator(tmp_path: Any) -> None:
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    X = X.iloc[:200, :8].copy()
+    X["group"] = np.where(np.arange(200) % 3 == 0, "a", "b")
+    labels = np.where(y.iloc[:200].to_numpy() == 1, "benign", "malignant")
+    space = FullModelSpace(classifiers=["svc"], selectors=["ftest"], preprocessors=["standardize"])
+    model = FullModelSelector(space=space, sampler="random", n_trials=3, random_state=0)
+    model.study_name = None
+    model.fit(X, labels)
+    path = str(tmp_path / "pipeline.py")
+    text = model.export_python(path)
+    imports = [line for line in text.splitlines() if line.startswith(("import ", "from "))]
+    assert imports and all(
+        line.split()[1].split(".")[0] in ("numpy", "sklearn") or " optuna_psms.fms " in line
+        for line in imports
+    ), imports
+    namespace: dict[str, Any] = {}
+    exec(compile(text, path, "exec"), namespace)
+    fitted = namespace["fit"](X, labels)
+    np.testing.assert_array_equal(namespace["predict"](fitted, X), model.predict(X))
+    # As a program, on CSV files.
+    frame = X.assign(label=labels)
+    frame.to_csv(tmp_path / "train.csv", index=False)
+    X.to_csv(tmp_path / "new.csv", index=False)
+    printed = _run_script(path, str(tmp_path / "train.csv"), "label", str(tmp_path / "new.csv"))
+    assert printed == list(model.predict(X))
+
+
+def test_regressor_script_predicts_like_the_estimator(tmp_path: Any) -> None:
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    X, y = X.iloc[:150], y.iloc[:150].to_numpy()
+    space = RegressionSpace(regressors=["svr", "xgboost"], selectors=["none", "mask"])
+    model = FullModelRegressor(space=space, sampler="random", n_trials=4, cv=2, random_state=0)
+    model.fit(X, y)
+    path = str(tmp_path / "pipeline.py")
+    text = model.export_python(path)
+    namespace: dict[str, Any] = {}
+    exec(compile(text, path, "exec"), namespace)
+    _same_params(namespace["build_pipeline"](), model.best_pipeline_)
+    fitted = namespace["fit"](X, y)
+    np.testing.assert_array_equal(namespace["predict"](fitted, X), model.predict(X))
+    X.assign(target=y).to_csv(tmp_path / "train.csv", index=False)
+    X.to_csv(tmp_path / "new.csv", index=False)
+    printed = _run_script(path, str(tmp_path / "train.csv"), "target", str(tmp_path / "new.csv"))
+    np.testing.assert_allclose(np.asarray(printed, dtype=float), model.predict(X), rtol=1e-12)
+
+
+def test_cv_results_table() -> None:
+    X, y = load_breast_cancer(return_X_y=True)
+    space = FullModelSpace(classifiers=["naive_bayes", "svc"], selectors=["none", "ftest"])
+    model = FullModelSelector(space=space, sampler="random", n_trials=5, cv=3, random_state=0)
+    model.fit(X[:150], y[:150])
+    table = pd.DataFrame(model.cv_results_)
+    assert len(table) == 5
+    assert list(table.columns) == [
+        "number",
+        "state",
+        "loss",
+        "rank",
+        "pipeline",
+        "fold_scores",
+        "n_features",
+        "complexity",
+        "fit_time",
+        "error",
+        "params",
+    ]
+    best = table.loc[table["rank"] == 1].iloc[0]
+    assert best["loss"] == pytest.approx(model.study_.best_value)
+    assert best["number"] == model.study_.best_trial.number
+    assert all(len(f) == 3 for f in table["fold_scores"])
+    assert all(
+        np.mean(f) == pytest.approx(v, abs=1e-5) for f, v in zip(table.fold_scores, table.loss)
+    )
+    assert (table["fit_time"] > 0).all() and (table["state"] == "COMPLETE").all()
