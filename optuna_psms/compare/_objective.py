@@ -11,6 +11,7 @@ import os
 import re
 import sys
 from typing import Any
+from typing import cast
 from typing import Literal
 
 import optuna
@@ -118,13 +119,17 @@ class ObjectiveSpec:
         except cli.UserError as exc:
             raise ObjectiveError(str(exc)) from None
         try:
-            return make_objective(
-                X,
-                y,
-                cv=self.cv,
-                metric=self.metric,
-                subsample=self.subsample,
-                random_state=seed,
+            # Single-objective (no complexity=): the objective returns one float.
+            return cast(
+                Objective,
+                make_objective(
+                    X,
+                    y,
+                    cv=self.cv,
+                    metric=self.metric,
+                    subsample=self.subsample,
+                    random_state=seed,
+                ),
             )
         except ValueError as exc:
             raise ObjectiveError(str(exc)) from None

@@ -36,16 +36,14 @@ import optuna
 from optuna.study import Study
 import plotly.graph_objects as go
 
+# Comparison of several studies (e.g. the studies of `optuna-psms compare`).
+from optuna_psms.visualization._comparison import plot_best_so_far
+from optuna_psms.visualization._comparison import plot_final_values
 from optuna_psms.visualization._fms import plot_choice_importances
 from optuna_psms.visualization._fms import plot_loss_by_method
 from optuna_psms.visualization._fms import plot_model_choices
 from optuna_psms.visualization._generations import plot_generations
 from optuna_psms.visualization._population import plot_population
-
-
-# Comparison of several studies (e.g. the studies of `optuna-psms compare`).
-from optuna_psms.visualization._comparison import plot_best_so_far  # noqa: E402
-from optuna_psms.visualization._comparison import plot_final_values  # noqa: E402
 
 
 __all__ = [
