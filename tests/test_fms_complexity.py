@@ -119,7 +119,7 @@ def test_estimator_picks_the_simplest_near_best_pareto_trial() -> None:
     near = [t for t in front if t.values[0] <= lowest + 0.01]
     chosen = min(near, key=lambda t: (t.values[1], t.values[0], t.number))
     assert model.best_params_ == chosen.params
-    assert model.best_score_ == pytest.approx(chosen.values[0])
+    assert model.best_loss_ == pytest.approx(chosen.values[0])
     assert model.predict(X).shape == y.shape
     assert pick_simplest(model.study_, tolerance=1.0).values[1] == min(t.values[1] for t in front)
     with pytest.raises(ValueError, match="complexity_tolerance"):
