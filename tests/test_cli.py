@@ -167,11 +167,11 @@ def test_help_lists_the_names_of_the_registries() -> None:
     assert _common.METRIC_NAMES == tuple(BUILTIN_METRICS)
 
 
-def test_help_and_version_import_nothing_heavy(tmp_path: Any) -> None:
+def test_help_version_datasets_import_nothing_heavy(tmp_path: Any) -> None:
     script = (
         "import sys, contextlib, io\n"
         "from optuna_psms.cli import main\n"
-        "for argv in (['--help'], ['select', '--help'], ['--version']):\n"
+        "for argv in (['--help'], ['select', '--help'], ['--version'], ['datasets', 'iris']):\n"
         "    with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "        try:\n"
         "            main(argv)\n"
