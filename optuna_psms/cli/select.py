@@ -485,7 +485,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     if y_held is not None:
-        if model is None:
+        if model is None or getattr(model, "best_params_", None) != best.params:
+            # Interrupted, or another worker found a better pipeline since this fit ended.
             model = _refit(settings, best.params, X_search, y_search)
         name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
         print(f"held-out {name} ({len(y_held)} rows the search never saw): {loss:.4f}")
