@@ -559,7 +559,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
             if name in source and name in parsed.distributions:
                 try:
                     u = _space.encode(source[name], parsed.distributions[name])
-                except (ValueError, TypeError, OverflowError):
+                except (ValueError, TypeError, ArithmeticError):  # e.g. a 1-ulp log range
                     u = math.nan
                 if 0.0 <= u <= 1.0:  # a NaN (from a NaN value) falls back to the hash
                     x[i] = u
