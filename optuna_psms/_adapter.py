@@ -623,7 +623,12 @@ class PopulationSampler(BaseSampler, abc.ABC):
             still = [n for n in cache.pending if n < number and n not in cache.parsed]
             if (not still and cache.cursor.next_number >= number) or time.monotonic() > deadline:
                 return read
-            time.sleep(0.02)
+            # Another thread of this process may be the one about to write the record.
+            self._lock.release()
+            try:
+                time.sleep(0.02)
+            finally:
+                self._lock.acquire()
 
     def _ask(self, study: Study, cache: _StudyCache, trial: FrozenTrial) -> _Asked:
         seed = self._seed_for(cache)
