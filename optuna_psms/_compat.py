@@ -132,10 +132,16 @@ def fetch_changed_trials(
         number = cursor.next_number
         while number < current.number:
             trial = cached.get(number)
-            if trial is None:  # created since the snapshot: read next time
+            if trial is None:
                 break
             out.append(trial)
             number += 1
+        if number < current.number:
+            # A trial was created between the snapshot and ``current`` (a heartbeat retry,
+            # another worker's trial): the slot of ``current`` depends on it, read it.
+            cached = None
+    if cached is not None:
+        pass  # read from the snapshot above
     elif rdb is not None:
         out = []
         if running:
