@@ -134,3 +134,19 @@ def test_stop_optimize_only_inside_optimize(study: optuna.Study) -> None:
 
     study.optimize(objective, n_trials=10)
     assert len(study.trials) == 3
+
+
+def test_a_trial_created_after_optunas_snapshot_is_read(tmp_path: Any) -> None:
+    """Study.ask's trial-cache snapshot misses a trial created just before ours: read it."""
+    storage = optuna.storages.RDBStorage(f"sqlite:///{tmp_path}/s.db")
+    study = optuna.create_study(storage=storage)
+    cursor = _compat.ReadCursor()
+    first = study.ask()  # refreshes Optuna's snapshot
+    _compat.fetch_changed_trials(study, cursor, current=study._storage.get_trial(first._trial_id))
+    study.ask()  # its snapshot holds trial 0; it creates trial 1
+    sneaked = study._storage.create_new_trial(study._study_id)  # e.g. a heartbeat retry
+    ours = study._storage.create_new_trial(study._study_id)
+    current = study._storage.get_trial(ours)
+    trials = _compat.fetch_changed_trials(study, cursor, current=current)
+    assert study._storage.get_trial(sneaked).number in {t.number for t in trials}
+    assert cursor.next_number == current.number + 1
