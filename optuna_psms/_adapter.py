@@ -350,7 +350,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
         return _Parsed(trial.number, self._loss(cache, trial), params, distributions, fixed, rec)
 
     def _sync(
-        self, study: Study, current: FrozenTrial | None = None, bare: list[int] | None = None
+        self, study: Study, current: FrozenTrial | None = None, bare: dict[int, int] | None = None
     ) -> _StudyCache:
         """Bring the cache up to date with storage (new and previously unfinished trials).
 
@@ -358,10 +358,12 @@ class PopulationSampler(BaseSampler, abc.ABC):
         ``bare``: the record-less unfinished trials to re-read (default: a rotating slice).
         """
         cache = self._cache(study)
-        bare_ids, running_ids = self._pending_to_read(cache)
+        bare_trials, running_trials = self._pending_to_read(cache)
         if bare is not None:
-            bare_ids = bare
-        trials = _compat.fetch_changed_trials(study, cache.cursor, bare_ids, running_ids, current)
+            bare_trials = bare
+        trials = _compat.fetch_changed_trials(
+            study, cache.cursor, bare_trials, running_trials, current
+        )
         changed: list[_Parsed] = []
         new_names = dims_changed = retold = False
         for trial in sorted(trials, key=lambda t: t.number):
@@ -436,8 +438,8 @@ class PopulationSampler(BaseSampler, abc.ABC):
         return cache
 
     @staticmethod
-    def _pending_to_read(cache: _StudyCache) -> tuple[list[int], list[int]]:
-        """Unfinished trials to look at again: ``(bare, running)`` storage ids.
+    def _pending_to_read(cache: _StudyCache) -> tuple[dict[int, int], dict[int, int]]:
+        """Unfinished trials to look at again: ``(bare, running)``, number to storage id.
 
         Running trials carry a record: only their finishing matters, which storages that
         filter by state report at the cost of an id each (see
@@ -448,13 +450,14 @@ class PopulationSampler(BaseSampler, abc.ABC):
         read per call. This process registers the trials it asks itself, so a sequential
         run never waits on that rotation.
         """
-        running = [tid for num, tid in cache.pending.items() if num in cache.parsed]
-        bare = [tid for num, tid in cache.pending.items() if num not in cache.parsed]
+        known = cache.parsed
+        running = {num: tid for num, tid in cache.pending.items() if num in known}
+        bare = [(num, tid) for num, tid in cache.pending.items() if num not in known]
         if len(bare) > _BARE_PER_SYNC:
             start = cache.bare_cursor % len(bare)
             cache.bare_cursor = start + _BARE_PER_SYNC
             bare = (bare + bare)[start : start + _BARE_PER_SYNC]
-        return bare, running
+        return dict(bare), running
 
     @staticmethod
     def _running_predecessor(cache: _StudyCache, number: int) -> Record | None:
@@ -643,11 +646,8 @@ class PopulationSampler(BaseSampler, abc.ABC):
         deadline = time.monotonic() + RESTART_WAIT
         read = False
         while True:
-            bare = [
-                tid
-                for num, tid in cache.pending.items()
-                if num < number and num not in cache.parsed
-            ]
+            known = cache.parsed
+            bare = {n: tid for n, tid in cache.pending.items() if n < number and n not in known}
             gap = cache.cursor.next_number < number
             if not bare and not gap:
                 return read
@@ -656,7 +656,12 @@ class PopulationSampler(BaseSampler, abc.ABC):
             still = [n for n in cache.pending if n < number and n not in cache.parsed]
             if (not still and cache.cursor.next_number >= number) or time.monotonic() > deadline:
                 return read
-            time.sleep(0.02)
+            # Another thread of this process may be the one about to write the record.
+            self._lock.release()
+            try:
+                time.sleep(0.02)
+            finally:
+                self._lock.acquire()
 
     def _ask(self, study: Study, cache: _StudyCache, trial: FrozenTrial) -> _Asked:
         seed = self._seed_for(cache)

@@ -10,7 +10,7 @@ module and one test file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from typing import TYPE_CHECKING
@@ -79,8 +79,8 @@ class ReadCursor:
 def fetch_changed_trials(
     study: Study,
     cursor: ReadCursor,
-    bare_ids: Sequence[int] = (),
-    running_ids: Sequence[int] = (),
+    bare: Mapping[int, int] | None = None,
+    running: Mapping[int, int] | None = None,
     current: FrozenTrial | None = None,
 ) -> list[FrozenTrial]:
     """Trials that may have changed since the last call, in as few round trips as possible.
@@ -88,73 +88,107 @@ def fetch_changed_trials(
     Args:
         study: The study.
         cursor: Advanced in place past the trials read.
-        bare_ids: Storage ids of unfinished trials to read again in full (their sampler
+        bare: Unfinished trials (number to storage id) to read again in full (their sampler
             record may have been written since).
-        running_ids: Storage ids of unfinished trials read earlier whose record is known:
-            only their finishing matters. A storage that can filter by state returns just
-            those that finished; others may return them all.
-        current: The trial being asked, as the sampler received it (a fresh read). When its
-            number is ``cursor.next_number`` and nothing else is asked for, it is used as read.
+        running: Unfinished trials (number to storage id) read earlier whose record is
+            known: only their finishing matters. A storage that can filter by state returns
+            just those that finished; others may return them all.
+        current: The trial being asked, as :meth:`~optuna.study.Study.ask` gave it to the
+            sampler. Only pass it from ``before_trial``: ``ask`` has just refreshed the
+            storage's own trial cache (RDB, gRPC proxy), which is then read instead of the
+            storage.
 
     Returns:
         The new trials (numbers ``>= cursor.next_number``, possibly beyond ``current``), the
-        ``bare_ids`` trials and the ``running_ids`` trials that finished (possibly more of
-        them), in no particular order.
+        ``bare`` trials and the ``running`` trials that finished (possibly more of them), in
+        no particular order.
 
     Cost per call, whatever the number of trials or of trials left RUNNING:
 
-    * RDB (SQLite, PostgreSQL, MySQL): at most two queries: one for the running trials
-      that finished (filtered by state in SQL, so an abandoned RUNNING trial costs an id in
-      an ``IN`` list), one for the new and bare trials, skipped when the only new trial is
-      ``current``.
-    * Optuna's gRPC storage proxy: one ``GetTrials`` call (the proxy cannot filter by state,
-      so running trials come back in full).
+    * RDB (SQLite, PostgreSQL, MySQL) and Optuna's gRPC storage proxy, asking a trial: no
+      round trip. ``Study.ask`` reads the new and unfinished trials into Optuna's trial cache
+      just before (to find a waiting trial), and that snapshot is used.
+    * RDB otherwise: at most two queries: one for the running trials that finished
+      (filtered by state in SQL, so an abandoned RUNNING trial costs an id in an ``IN``
+      list), one for the new and bare trials.
+    * gRPC proxy otherwise: one ``GetTrials`` call (the proxy cannot filter by state, so
+      running trials come back in full).
     * Journal storage: one read of the log's new lines.
     * Any other storage: one ``get_trial`` per trial asked for and per new trial.
     """
+    bare = bare or {}
+    running = running or {}
     storage, study_id = storage_of(study)
-    only_current = current is not None and current.number == cursor.next_number and not bare_ids
+    cached = _optuna_cache(storage, study_id) if current is not None else None
     rdb = _rdb_backend(storage)
-    if rdb is not None:
-        out: list[FrozenTrial] = []
-        if running_ids:
+    out: list[FrozenTrial]
+    if cached is not None:
+        assert current is not None
+        out = [current]
+        for number in (*bare, *running):
+            trial = cached.get(number)
+            if trial is not None and (number in bare or trial.state.is_finished()):
+                out.append(trial)
+        number = cursor.next_number
+        while number < current.number:
+            trial = cached.get(number)
+            if trial is None:
+                break
+            out.append(trial)
+            number += 1
+        if number < current.number:
+            # A trial was created between the snapshot and ``current`` (a heartbeat retry,
+            # another worker's trial): the slot of ``current`` depends on it, read it.
+            cached = None
+    if cached is not None:
+        pass  # read from the snapshot above
+    elif rdb is not None:
+        out = []
+        if running:
             out += rdb._get_trials(
                 study_id,
                 states=_FINISHED,
-                included_trial_ids=set(running_ids),
+                included_trial_ids=set(running.values()),
                 trial_id_greater_than=_NO_ID,
             )
-        if only_current:
-            assert current is not None
-            out.append(current)
-        else:
-            out += rdb._get_trials(
-                study_id,
-                states=None,
-                included_trial_ids=set(bare_ids),
-                trial_id_greater_than=cursor.last_id,
-            )
+        out += rdb._get_trials(
+            study_id,
+            states=None,
+            included_trial_ids=set(bare.values()),
+            trial_id_greater_than=cursor.last_id,
+        )
     elif _is_grpc_proxy(storage):
-        if only_current and not running_ids:
-            assert current is not None
-            out = [current]
-        else:
-            out = _grpc_get_trials(storage, study_id, [*bare_ids, *running_ids], cursor.last_id)
-            if only_current:
-                assert current is not None
-                out = [t for t in out if t.number != current.number] + [current]
+        ids = [*bare.values(), *running.values()]
+        out = _grpc_get_trials(storage, study_id, ids, cursor.last_id)
     elif isinstance(storage, JournalStorage):
         with storage._thread_lock:
             storage._sync_with_backend()
             replay = storage._replay_result
-            out = [replay.get_trial(tid) for tid in (*bare_ids, *running_ids)]
+            out = [replay.get_trial(tid) for tid in (*bare.values(), *running.values())]
             ids = replay._study_id_to_trial_ids[study_id]
             out += [replay.get_trial(tid) for tid in ids[cursor.next_number :]]
     else:
-        out = [storage.get_trial(tid) for tid in (*bare_ids, *running_ids)]
+        out = [storage.get_trial(tid) for tid in (*bare.values(), *running.values())]
         out += _new_one_by_one(storage, study_id, cursor.next_number, current)
     _advance(cursor, out)
     return out
+
+
+def _optuna_cache(storage: BaseStorage, study_id: int) -> Mapping[int, FrozenTrial] | None:
+    """Optuna's own snapshot of the study's trials (number to trial), if the storage has one.
+
+    ``_CachedStorage`` (every RDB a study opens) and the gRPC proxy's client cache re-read
+    the new and the unfinished trials on each ``get_all_trials`` call, which
+    :meth:`~optuna.study.Study.ask` makes before it creates a trial.
+    """
+    if isinstance(storage, _CachedStorage):
+        info = storage._studies.get(study_id)
+        return None if info is None else info.trials
+    if _is_grpc_proxy(storage):
+        cache = getattr(storage, "_cache", None)
+        entry = None if cache is None else cache.studies.get(study_id)
+        return None if entry is None else entry.trials
+    return None
 
 
 def _advance(cursor: ReadCursor, trials: list[FrozenTrial]) -> None:

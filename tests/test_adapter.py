@@ -429,7 +429,7 @@ def test_many_waiting_trials_are_not_all_reread_on_every_trial() -> None:
     reads: list[int] = []
     original = _adapter._compat.fetch_changed_trials
 
-    def counting(study_: optuna.Study, cursor: Any, bare: list[int], *rest: Any) -> Any:
+    def counting(study_: optuna.Study, cursor: Any, bare: dict[int, int], *rest: Any) -> Any:
         reads.append(len(bare))
         return original(study_, cursor, bare, *rest)
 

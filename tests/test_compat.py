@@ -64,13 +64,13 @@ def test_fetch_changed_trials_is_incremental(study: optuna.Study) -> None:
     trials = _compat.fetch_changed_trials(study, cursor)
     assert [t.number for t in trials] == [0, 1] and cursor.next_number == 2
     assert cursor.last_id == running._trial_id
-    pending = [running._trial_id]
-    trials = _compat.fetch_changed_trials(study, cursor, running_ids=pending)
+    pending = {running.number: running._trial_id}
+    trials = _compat.fetch_changed_trials(study, cursor, running=pending)
     # A running trial that has not finished: nothing to report (some storages return it).
     assert all(t.number == 1 and t.state == TrialState.RUNNING for t in trials)
     study.tell(running, 2.0)
     study.tell(study.ask(), 3.0)
-    trials = _compat.fetch_changed_trials(study, cursor, running_ids=pending)
+    trials = _compat.fetch_changed_trials(study, cursor, running=pending)
     assert sorted(t.number for t in trials) == [1, 2] and cursor.next_number == 3
     assert all(t.state == TrialState.COMPLETE for t in trials)
 
@@ -80,7 +80,7 @@ def test_fetch_changed_trials_reads_bare_trials_in_full(study: optuna.Study) -> 
     bare = study.ask()
     _compat.fetch_changed_trials(study, cursor)
     study._storage.set_trial_system_attr(bare._trial_id, "psms:rec", "{}")
-    (again,) = _compat.fetch_changed_trials(study, cursor, bare_ids=[bare._trial_id])
+    (again,) = _compat.fetch_changed_trials(study, cursor, bare={0: bare._trial_id})
     assert again.number == 0 and again.system_attrs["psms:rec"] == "{}"
 
 
@@ -115,12 +115,12 @@ def test_abandoned_running_trials_cost_no_query_on_an_rdb(tmp_path: Any) -> None
     """The RDB path asks SQL for the running trials that finished: none comes back."""
     storage = optuna.storages.RDBStorage(f"sqlite:///{tmp_path}/a.db")
     study = optuna.create_study(storage=storage)
-    abandoned = [study.ask()._trial_id for _ in range(30)]
+    abandoned = {t.number: t._trial_id for t in (study.ask() for _ in range(30))}
     cursor = _compat.ReadCursor()
     assert len(_compat.fetch_changed_trials(study, cursor)) == 30
     finished = study.ask()
     study.tell(finished, 1.0)
-    trials = _compat.fetch_changed_trials(study, cursor, running_ids=abandoned)
+    trials = _compat.fetch_changed_trials(study, cursor, running=abandoned)
     assert [t.number for t in trials] == [finished.number]
 
 
@@ -134,3 +134,19 @@ def test_stop_optimize_only_inside_optimize(study: optuna.Study) -> None:
 
     study.optimize(objective, n_trials=10)
     assert len(study.trials) == 3
+
+
+def test_a_trial_created_after_optunas_snapshot_is_read(tmp_path: Any) -> None:
+    """Study.ask's trial-cache snapshot misses a trial created just before ours: read it."""
+    storage = optuna.storages.RDBStorage(f"sqlite:///{tmp_path}/s.db")
+    study = optuna.create_study(storage=storage)
+    cursor = _compat.ReadCursor()
+    first = study.ask()  # refreshes Optuna's snapshot
+    _compat.fetch_changed_trials(study, cursor, current=study._storage.get_trial(first._trial_id))
+    study.ask()  # its snapshot holds trial 0; it creates trial 1
+    sneaked = study._storage.create_new_trial(study._study_id)  # e.g. a heartbeat retry
+    ours = study._storage.create_new_trial(study._study_id)
+    current = study._storage.get_trial(ours)
+    trials = _compat.fetch_changed_trials(study, cursor, current=current)
+    assert study._storage.get_trial(sneaked).number in {t.number for t in trials}
+    assert cursor.next_number == current.number + 1

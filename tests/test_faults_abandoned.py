@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import optuna
 import pytest
 
@@ -54,3 +55,37 @@ def test_abandoned_trials_add_no_round_trips(sampler: str, tmp_path: Path) -> No
     none = _calls_per_trial(sampler, 0, tmp_path)
     many = _calls_per_trial(sampler, N_ABANDONED, tmp_path)
     assert many <= none + 1, (none, many, random_calls)
+
+
+def test_a_member_moves_on_from_its_abandoned_trial() -> None:
+    """A trial left RUNNING keeps its slot; its particle steps on from the trial's position.
+
+    The sampler never declares a trial failed itself (a dead worker and a slow one look
+    alike); the running trial's record holds its position and velocity, which is all the
+    particle's next step needs, so nothing waits for a loss that will never come.
+    """
+    from optuna_psms import _records
+    from optuna_psms import PSOSampler
+
+    swarm = 3
+    study = optuna.create_study(sampler=PSOSampler(swarm_size=swarm, seed=1))
+    study.optimize(objective, n_trials=swarm + 1)  # trials 0-3: next is particle 1, iteration 1
+    abandoned = study.ask()  # particle 1, iteration 1: its worker dies mid-trial
+    objective(abandoned)
+    study.optimize(objective, n_trials=2 * swarm)
+    trials = study.get_trials(deepcopy=False)
+    recs = {t.number: _records.load(t.system_attrs) for t in trials}
+    dead = recs[abandoned.number]
+    assert dead is not None and (dead["m"], dead["g"]) == (1, 1)
+    (after,) = [
+        r for r in recs.values() if r is not None and (r["m"], r["g"]) == (1, 2)
+    ]  # the particle's next iteration was asked, from the abandoned trial's state
+    names = sorted(dead["x"])
+    x1 = np.array([dead["x"][n] for n in names])
+    x2 = np.array([after["x"][n] for n in names])
+    v2 = np.array([after["vec"]["v"][n] for n in names])
+    moved = v2 != 0.0
+    assert moved.any()
+    np.testing.assert_allclose(x2[moved], (x1 + v2)[moved], atol=1e-9)
+    running = [t.number for t in trials if t.state != optuna.trial.TrialState.COMPLETE]
+    assert running == [abandoned.number]

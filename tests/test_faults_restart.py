@@ -75,3 +75,22 @@ def test_a_worker_that_died_before_its_record_delays_the_restart_only(
     frozen = storage.get_trial(trial._trial_id)
     assert _run(frozen) == (1, trial.number)
     assert frozen.user_attrs["psms:converged_run"] == 0
+
+
+def test_threads_of_one_sampler_restart_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The waiting thread lets the thread that writes the earlier record take the lock."""
+    monkeypatch.setattr(_adapter, "RESTART_WAIT", 60.0)
+    study, _ = _converged_study()
+    storage = study._storage
+    n = storage.create_new_trial(study._study_id)  # thread 1: created, record not written
+    asked: list[optuna.Trial] = []
+    thread2 = threading.Thread(target=lambda: asked.append(study.ask()))
+    thread2.start()
+    study.sampler.before_trial(study, storage.get_trial(n))  # same sampler, same lock
+    thread2.join(timeout=600)
+    assert not thread2.is_alive()
+    n_number = storage.get_trial(n).number
+    after = storage.get_trial(asked[0]._trial_id)
+    assert _run(storage.get_trial(n)) == (1, n_number)
+    assert _run(after) == (1, n_number)
+    assert "psms:converged_run" not in after.user_attrs
