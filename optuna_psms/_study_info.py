@@ -48,7 +48,10 @@ _COMMON = (
     "nominal budget used). The study user attrs `psms:sampler`, `psms:settings` and "
     "`psms:seed` reproduce the sampler. `optuna_psms.visualization.publish(study)` adds the "
     "population and generation plots (and, for full model selection, the choices and "
-    "loss-by-method plots) to this dashboard."
+    "loss-by-method plots) to this dashboard. In a full-model-selection study the "
+    "dashboard's Hyperparameter Importance counts every `fs:mask:*` bit of the feature mask; "
+    "read the published *Importance of the pipeline choices* instead (the mask summarised "
+    "as the number of features kept)."
 )
 
 #: What each algorithm does and what its per-trial user attrs mean (Markdown).

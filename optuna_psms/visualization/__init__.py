@@ -109,7 +109,6 @@ def publish(study: Study) -> list[str]:
         except Exception:
             _logger.exception("Could not draw %s for study %r.", graph_id, study.study_name)
             continue
-        figure.update_layout(height=figure.layout.height or 500)
         dashboard.save_plotly_graph_object(study, figure, graph_object_id=graph_id)
         saved.append(graph_id)
     return saved

@@ -8,11 +8,14 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from optuna_psms.visualization._data import generation_index
+from optuna_psms.visualization._data import HEIGHT
+from optuna_psms.visualization._data import MARGIN
 from optuna_psms.visualization._data import objective_name
 from optuna_psms.visualization._data import population
 from optuna_psms.visualization._data import Row
 from optuna_psms.visualization._data import sampler_name
 from optuna_psms.visualization._data import short
+from optuna_psms.visualization._data import TOP_LEGEND
 
 
 _PLOT = "plot_generations"
@@ -196,7 +199,9 @@ def plot_generations(study: Study) -> go.Figure:
     figure.update_xaxes(title_text=title, row=2, col=1)
     figure.update_layout(
         title={"text": f"Generations of {sampler_name(study)}"},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18},
+        legend=TOP_LEGEND,
+        margin=MARGIN,
+        height=HEIGHT,
         template="plotly_white",
     )
     return figure
