@@ -336,8 +336,10 @@ def plot_choice_importances(study: Study) -> go.Figure:
         )
     )
     figure.update_layout(
-        title={"text": "Importance of the pipeline choices (mask summarised as features kept)"},
-        xaxis_title=f"importance for {objective_name(study)} (fANOVA)",
+        title={"text": "Importance of the pipeline choices"},
+        xaxis_title=(
+            f"fANOVA importance for {objective_name(study)} (fs:mask bits as features kept)"
+        ),
         template="plotly_white",
         height=HEIGHT,
         margin={**MARGIN, "t": 60, "l": 120},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from optuna.study import Study
 import plotly.graph_objects as go
@@ -197,6 +199,7 @@ def plot_generations(study: Study) -> go.Figure:
     figure.update_yaxes(title_text="spread", rangemode="tozero", row=2, col=1)
     title = f"{g_label} (counted across restarts)" if starts else g_label
     figure.update_xaxes(title_text=title, row=2, col=1)
+    figure.update_xaxes(dtick=max(1, math.ceil(len(gx) / 10)))  # whole generations
     figure.update_layout(
         title={"text": f"Generations of {sampler_name(study)}"},
         legend=TOP_LEGEND,
