@@ -29,7 +29,14 @@ from typing import Any
 
 import optuna
 from optuna.study import Study
-import plotly.graph_objects as go
+
+
+try:
+    import plotly.graph_objects as go
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "optuna_psms.visualization needs plotly: pip install 'optuna-psms[plot]'"
+    ) from exc
 
 from optuna_psms.visualization._fms import plot_choice_importances
 from optuna_psms.visualization._fms import plot_loss_by_method
