@@ -101,6 +101,7 @@ _Done = weakref.WeakKeyDictionary[Any, set[int]]  # storage -> study ids
 # sampler -> storage -> studies already written by this process (weak: no id reuse).
 _written: weakref.WeakKeyDictionary[BaseSampler, _Done] = weakref.WeakKeyDictionary()
 _named: _Done = weakref.WeakKeyDictionary()
+_strong: dict[tuple[int, int], tuple[Any, set[int]]] = {}
 _lock = threading.Lock()
 
 #: The loss each built-in metric of :mod:`optuna_psms.fms.metrics` minimises, as shown.
@@ -150,9 +151,9 @@ def write_once(study: Study, sampler: BaseSampler, seed: int) -> None:
     Never raises: a failure is logged and the study goes on.
     """
     # Calls after the first cost a dict lookup (the adapter calls this on every ask).
-    if _seen_before(_written.setdefault(sampler, weakref.WeakKeyDictionary()), study):
-        return
     try:
+        if _seen_before(_written.setdefault(sampler, weakref.WeakKeyDictionary()), study):
+            return
         wanted = {
             SAMPLER_KEY: type(sampler).__name__,
             SETTINGS_KEY: sampler_settings(sampler),
@@ -182,7 +183,10 @@ def _seen_before(done: _Done, study: Study) -> bool:
     """Whether ``study`` is in ``done`` already; adds it. (True means: skip.)"""
     storage, study_id = _compat.storage_of(study)
     with _lock:
-        ids = done.setdefault(storage, set())
+        try:
+            ids = done.setdefault(storage, set())
+        except TypeError:  # a storage that cannot be weakly referenced: keep it alive
+            ids = _strong.setdefault((id(done), id(storage)), (storage, set()))[1]
         if study_id in ids:
             return True
         ids.add(study_id)
