@@ -48,7 +48,10 @@ _COMMON = (
     "nominal budget used). The study user attrs `psms:sampler`, `psms:settings` and "
     "`psms:seed` reproduce the sampler. `optuna_psms.visualization.publish(study)` adds the "
     "population and generation plots (and, for full model selection, the choices and "
-    "loss-by-method plots) to this dashboard."
+    "loss-by-method plots) to this dashboard. In a full-model-selection study the "
+    "dashboard's Hyperparameter Importance counts every `fs:mask:*` bit of the feature mask; "
+    "read the published *Importance of the pipeline choices* instead (the mask summarised "
+    "as the number of features kept)."
 )
 
 #: What each algorithm does and what its per-trial user attrs mean (Markdown).
@@ -98,6 +101,7 @@ _Done = weakref.WeakKeyDictionary[Any, set[int]]  # storage -> study ids
 # sampler -> storage -> studies already written by this process (weak: no id reuse).
 _written: weakref.WeakKeyDictionary[BaseSampler, _Done] = weakref.WeakKeyDictionary()
 _named: _Done = weakref.WeakKeyDictionary()
+_strong: dict[tuple[int, int], tuple[Any, set[int]]] = {}
 _lock = threading.Lock()
 
 #: The loss each built-in metric of :mod:`optuna_psms.fms.metrics` minimises, as shown.
@@ -147,9 +151,9 @@ def write_once(study: Study, sampler: BaseSampler, seed: int) -> None:
     Never raises: a failure is logged and the study goes on.
     """
     # Calls after the first cost a dict lookup (the adapter calls this on every ask).
-    if _seen_before(_written.setdefault(sampler, weakref.WeakKeyDictionary()), study):
-        return
     try:
+        if _seen_before(_written.setdefault(sampler, weakref.WeakKeyDictionary()), study):
+            return
         wanted = {
             SAMPLER_KEY: type(sampler).__name__,
             SETTINGS_KEY: sampler_settings(sampler),
@@ -179,7 +183,10 @@ def _seen_before(done: _Done, study: Study) -> bool:
     """Whether ``study`` is in ``done`` already; adds it. (True means: skip.)"""
     storage, study_id = _compat.storage_of(study)
     with _lock:
-        ids = done.setdefault(storage, set())
+        try:
+            ids = done.setdefault(storage, set())
+        except TypeError:  # a storage that cannot be weakly referenced: keep it alive
+            ids = _strong.setdefault((id(done), id(storage)), (storage, set()))[1]
         if study_id in ids:
             return True
         ids.add(study_id)

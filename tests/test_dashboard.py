@@ -3,7 +3,10 @@ the sampler's study note and settings, a named objective and the published figur
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
+import re
 import sys
 import threading
 from typing import Any
@@ -23,7 +26,9 @@ from optuna_psms import _study_info
 from optuna_psms import FullModelSelector
 from optuna_psms import FullModelSpace
 from optuna_psms import PSOSampler
+from optuna_psms import visualization
 from optuna_psms.visualization import publish
+from tests.conftest import IN_CI
 from tests.samplers import make
 from tests.samplers import SAMPLERS
 
@@ -148,3 +153,50 @@ def test_study_info_is_read_once_per_study() -> None:
     first = len(calls)
     study.optimize(_objective, n_trials=20)
     assert first >= 1 and len(calls) == first
+
+
+def _screenshots() -> Any:
+    """docs/screenshots.py, whose helpers drive headless Chromium."""
+    path = Path(__file__).resolve().parent.parent / "docs" / "screenshots.py"
+    spec = importlib.util.spec_from_file_location("psms_screenshots", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _tag(dom: str, element_id: str) -> str:
+    match = re.search(rf'<div[^>]*id="{re.escape(element_id)}"[^>]*>', dom)
+    assert match is not None, f"no element {element_id!r} in the page"
+    return match.group(0)
+
+
+@pytest.mark.slow
+def test_chromium_shows_the_published_figures_and_the_note(tmp_path: Path) -> None:
+    shots = _screenshots()
+    chromium = shots.find_chromium()
+    if chromium is None:
+        message = "chromium is not installed (apt-get install -y chromium)"
+        if IN_CI:
+            pytest.fail(f"{message}, and CI=true requires it.")
+        pytest.skip(message)
+    url = f"sqlite:///{tmp_path}/browser.db"
+    shots.make_study(url, "browser", n_trials=4)  # optuna-psms select, PSO
+    study_id = shots.study_id(url, "browser")
+    with shots.serve(url) as base:
+        page = shots.render(chromium, f"{base}/dashboard/studies/{study_id}", budget_ms=10_000)
+        note = shots.render(
+            chromium, f"{base}/dashboard/studies/{study_id}/note", budget_ms=10_000
+        )
+    for graph_id in visualization.FIGURES:
+        # plotly.js has drawn into the dashboard's box for the figure.
+        assert "js-plotly-plot" in _tag(page, f"user-defined-plot:{graph_id}"), graph_id
+    for title in (
+        "Population of PSOSampler by iteration",
+        "Generations of PSOSampler",
+        "Model choices over the trials (PSOSampler)",
+        "BER by method (PSOSampler)",
+    ):
+        assert title in page
+    assert "optuna-psms: PSOSampler</h2>" in note
+    assert "Particle swarm optimisation" in note

@@ -34,7 +34,14 @@ from typing import Any
 
 import optuna
 from optuna.study import Study
-import plotly.graph_objects as go
+
+
+try:
+    import plotly.graph_objects as go
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "optuna_psms.visualization needs plotly: pip install 'optuna-psms[plot]'"
+    ) from exc
 
 # Comparison of several studies (e.g. the studies of `optuna-psms compare`).
 from optuna_psms.visualization._comparison import plot_best_so_far
@@ -114,7 +121,6 @@ def publish(study: Study) -> list[str]:
         except Exception:
             _logger.exception("Could not draw %s for study %r.", graph_id, study.study_name)
             continue
-        figure.update_layout(height=figure.layout.height or 500)
         dashboard.save_plotly_graph_object(study, figure, graph_object_id=graph_id)
         saved.append(graph_id)
     return saved

@@ -18,6 +18,12 @@ from optuna.trial import TrialState
 from optuna_psms import _records
 
 
+#: optuna-dashboard draws a user-defined figure in a box 450 pixels high.
+HEIGHT = 450
+#: A horizontal legend between the title and the plot (keeps the plot area wide).
+TOP_LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0}
+MARGIN = {"l": 60, "r": 20, "t": 100, "b": 50}
+
 #: algorithm tag -> (sampler, what a generation is called, what a member is called)
 ALGORITHMS: dict[str, tuple[str, str, str]] = {
     "pso": ("PSOSampler", "iteration", "particle"),

@@ -22,6 +22,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from optuna_psms.visualization._data import completed
+from optuna_psms.visualization._data import HEIGHT
+from optuna_psms.visualization._data import MARGIN
 from optuna_psms.visualization._data import objective_name
 from optuna_psms.visualization._data import sampler_name
 from optuna_psms.visualization._data import short
@@ -112,7 +114,7 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
     pres = _preprocessors(trials)
     panels = ["classifier (clf:method)", "feature selection (fs:method)", "preprocessing (on)"]
     figure = make_subplots(
-        rows=3, cols=1, shared_xaxes=True, subplot_titles=panels, vertical_spacing=0.08
+        rows=3, cols=1, shared_xaxes=True, subplot_titles=panels, vertical_spacing=0.09
     )
     for row, key in ((1, CLASSIFIER), (2, SELECTOR)):
         group = ("classifier", "feature selection")[row - 1]
@@ -155,8 +157,9 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
         barmode="stack",
         title={"text": f"Model choices over the trials ({sampler_name(study)})"},
         template="plotly_white",
-        height=650,
-        legend={"groupclick": "toggleitem", "tracegroupgap": 12},
+        height=HEIGHT,
+        margin={**MARGIN, "t": 90},
+        legend={"groupclick": "toggleitem", "tracegroupgap": 8, "font": {"size": 10}},
     )
     for row in (1, 2, 3):
         figure.update_yaxes(tickformat=".0%", range=[0, 1.02], row=row, col=1)
@@ -237,6 +240,8 @@ def plot_loss_by_method(study: Study) -> go.Figure:
     figure.update_layout(
         title={"text": f"{objective_name(study)} by method ({sampler_name(study)})"},
         template="plotly_white",
+        height=HEIGHT,
+        margin={**MARGIN, "t": 70},
     )
     return figure
 
@@ -331,8 +336,12 @@ def plot_choice_importances(study: Study) -> go.Figure:
         )
     )
     figure.update_layout(
-        title={"text": "Importance of the pipeline choices (mask summarised as features kept)"},
-        xaxis_title=f"importance for {objective_name(study)} (fANOVA)",
+        title={"text": "Importance of the pipeline choices"},
+        xaxis_title=(
+            f"fANOVA importance for {objective_name(study)} (fs:mask bits as features kept)"
+        ),
         template="plotly_white",
+        height=HEIGHT,
+        margin={**MARGIN, "t": 60, "l": 120},
     )
     return figure

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from optuna.study import Study
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from optuna_psms.visualization._data import generation_index
+from optuna_psms.visualization._data import HEIGHT
+from optuna_psms.visualization._data import MARGIN
 from optuna_psms.visualization._data import objective_name
 from optuna_psms.visualization._data import population
 from optuna_psms.visualization._data import Row
 from optuna_psms.visualization._data import sampler_name
 from optuna_psms.visualization._data import short
+from optuna_psms.visualization._data import TOP_LEGEND
 
 
 _PLOT = "plot_generations"
@@ -194,9 +199,12 @@ def plot_generations(study: Study) -> go.Figure:
     figure.update_yaxes(title_text="spread", rangemode="tozero", row=2, col=1)
     title = f"{g_label} (counted across restarts)" if starts else g_label
     figure.update_xaxes(title_text=title, row=2, col=1)
+    figure.update_xaxes(dtick=max(1, math.ceil(len(gx) / 10)))  # whole generations
     figure.update_layout(
         title={"text": f"Generations of {sampler_name(study)}"},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18},
+        legend=TOP_LEGEND,
+        margin=MARGIN,
+        height=HEIGHT,
         template="plotly_white",
     )
     return figure

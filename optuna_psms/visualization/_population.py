@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+import math
 from typing import Any
 
 import numpy as np
@@ -10,11 +11,14 @@ from optuna.study import Study
 import plotly.graph_objects as go
 
 from optuna_psms.visualization._data import generation_index
+from optuna_psms.visualization._data import HEIGHT
+from optuna_psms.visualization._data import MARGIN
 from optuna_psms.visualization._data import Population
 from optuna_psms.visualization._data import population
 from optuna_psms.visualization._data import Row
 from optuna_psms.visualization._data import sampler_name
 from optuna_psms.visualization._data import short
+from optuna_psms.visualization._data import TOP_LEGEND
 
 
 _PLOT = "plot_population"
@@ -161,7 +165,11 @@ def plot_population(study: Study, params: Sequence[str] | None = None) -> go.Fig
                 "colorscale": "Viridis",
                 "size": 8,
                 "line": {"width": 0.5, "color": "white"},
-                "colorbar": {"title": {"text": g_label}, "thickness": 12},
+                "colorbar": {
+                    "title": {"text": g_label},
+                    "thickness": 12,
+                    "dtick": max(1, math.ceil(len(gen) / 8)),  # whole generations
+                },
                 "showscale": True,
             },
         )
@@ -202,7 +210,9 @@ def plot_population(study: Study, params: Sequence[str] | None = None) -> go.Fig
         title={"text": f"Population of {sampler_name(study)} by {g_label}"},
         xaxis_title=x_title,
         yaxis_title=y_title,
-        legend={"orientation": "h", "yanchor": "top", "y": -0.15},
+        legend=TOP_LEGEND,
+        margin=MARGIN,
+        height=HEIGHT,
         template="plotly_white",
     )
     return figure

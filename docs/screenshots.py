@@ -1,0 +1,189 @@
+"""Screenshots of optuna-dashboard on a study made by ``optuna-psms select``.
+
+Usage (headless Chromium from the distribution: ``apt-get install chromium``)::
+
+    python docs/screenshots.py                       # a fresh 12-trial study, PNGs in docs/_static
+    python docs/screenshots.py --storage sqlite:///psms.db --study NAME --out /tmp/shots
+
+It serves the storage with optuna-dashboard's WSGI app in this process, points headless
+Chromium at the study's pages and writes one PNG per page (``study.png``: the history,
+importance and the figures of :func:`optuna_psms.visualization.publish`; ``note.png``: the
+sampler's note; ``trials.png``: the trials with the ``psms:*`` attrs). The helpers
+(:func:`find_chromium`, :func:`serve`, :func:`render`) are also used by
+``tests/test_dashboard_browser.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from collections.abc import Sequence
+import contextlib
+from pathlib import Path
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from typing import Any
+from wsgiref.simple_server import make_server
+from wsgiref.simple_server import WSGIRequestHandler
+
+
+#: Chromium flags: headless, no sandbox (root in containers), no network of its own.
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+)
+#: The pages shot, by file name: path under /dashboard/studies/<id>.
+PAGES = {"study": "", "note": "/note", "trials": "/trials"}
+
+
+def find_chromium() -> str | None:
+    """The Chromium executable on PATH, if any."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serve(storage_url: str) -> Iterator[str]:
+    """Serve optuna-dashboard on ``storage_url`` from a thread; yields the base URL."""
+    import optuna
+    from optuna_dashboard import wsgi
+
+    storage = optuna.storages.get_storage(storage_url)
+    server = make_server("127.0.0.1", 0, wsgi(storage), handler_class=_Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def render(
+    chromium: str,
+    url: str,
+    *,
+    screenshot: Path | None = None,
+    size: tuple[int, int] = (1400, 1000),
+    budget_ms: int = 20_000,
+) -> str:
+    """Load ``url`` in a fresh headless Chromium; return the DOM after scripts ran.
+
+    ``budget_ms`` of virtual time lets the dashboard fetch the study and draw its plots
+    (Chromium advances virtual time only while nothing is loading). With ``screenshot``
+    the page is also written there as a PNG.
+    """
+    with tempfile.TemporaryDirectory(prefix="psms-chromium-") as profile:
+        command = [
+            chromium,
+            *FLAGS,
+            f"--user-data-dir={profile}",
+            f"--window-size={size[0]},{size[1]}",
+            f"--virtual-time-budget={budget_ms}",
+        ]
+        if screenshot is not None:
+            shot = subprocess.run(
+                [*command, f"--screenshot={screenshot}", url],
+                capture_output=True,
+                text=True,
+                timeout=180,
+                check=False,
+            )
+            if not screenshot.exists():
+                raise RuntimeError(f"chromium wrote no screenshot: {shot.stderr[-2000:]}")
+        dom = subprocess.run(
+            [*command, "--dump-dom", url],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+    if dom.returncode != 0 or not dom.stdout:
+        raise RuntimeError(f"chromium failed ({dom.returncode}): {dom.stderr[-2000:]}")
+    return dom.stdout
+
+
+def make_study(storage_url: str, study_name: str, n_trials: int) -> None:
+    """Run ``optuna-psms select`` (PSO, breast cancer, 2-fold CV) into ``storage_url``."""
+    from optuna_psms.cli import main
+
+    with tempfile.TemporaryDirectory() as tmp:
+        code = main(
+            [
+                "select",
+                "--dataset",
+                "sklearn:breast_cancer",
+                "--n-trials",
+                str(n_trials),
+                "--cv",
+                "2",
+                "--seed",
+                "0",
+                "--storage",
+                storage_url,
+                "--study-name",
+                study_name,
+                "--output",
+                str(Path(tmp) / "model.joblib"),
+                "--no-progress-bar",
+            ]
+        )
+    if code != 0:
+        raise RuntimeError(f"optuna-psms select exited with {code}")
+
+
+def study_id(storage_url: str, study_name: str) -> int:
+    """The id optuna-dashboard uses in the study's URL."""
+    import optuna
+
+    study = optuna.load_study(study_name=study_name, storage=storage_url)
+    return int(study._study_id)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--storage", help="storage URL (default: a fresh study in a temp dir)")
+    parser.add_argument("--study", default="screenshots", help="study name")
+    parser.add_argument("--n-trials", type=int, default=12, help="trials of the fresh study")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "_static")
+    args = parser.parse_args(argv)
+    chromium = find_chromium()
+    if chromium is None:
+        parser.error("no Chromium on PATH (apt-get install chromium)")
+    with tempfile.TemporaryDirectory() as tmp:
+        storage = args.storage or f"sqlite:///{tmp}/screenshots.db"
+        if args.storage is None:
+            make_study(storage, args.study, args.n_trials)
+        sid = study_id(storage, args.study)
+        args.out.mkdir(parents=True, exist_ok=True)
+        with serve(storage) as base:
+            for name, page in PAGES.items():
+                path = args.out / f"dashboard-{name}.png"
+                size = (1400, 2900) if name == "study" else (1400, 1000)
+                url = f"{base}/dashboard/studies/{sid}{page}"
+                render(chromium, url, screenshot=path, size=size)
+                print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
