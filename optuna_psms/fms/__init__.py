@@ -28,6 +28,7 @@ from optuna_psms.fms.metrics import balanced_error_rate
 from optuna_psms.fms.metrics import pi_svm
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.objective import make_objective
+from optuna_psms.fms.pareto import pick_simplest
 from optuna_psms.fms.regression import RegressionFeatureMask
 from optuna_psms.fms.regression import RegressionRankSelector
 from optuna_psms.fms.regression import RegressionSpace
@@ -70,6 +71,7 @@ __all__ = [
     "make_objective",
     "make_sampler",
     "pi_svm",
+    "pick_simplest",
     "target_task",
     "trials_table",
 ]
