@@ -24,14 +24,14 @@ import pandas as pd
 
 from optuna_psms.fms.metrics import DEFAULT_METRICS
 from optuna_psms.fms.regression import RegressionSpace
-from optuna_psms.fms.regression import resolve_task
-from optuna_psms.fms.regression import TASKS
 from optuna_psms.fms.regressor import FullModelRegressor
 from optuna_psms.fms.selector import default_sampler_name
 from optuna_psms.fms.selector import FullModelSelector
 from optuna_psms.fms.selector import make_sampler
 from optuna_psms.fms.selector import SAMPLER_NAMES
 from optuna_psms.fms.space import FullModelSpace
+from optuna_psms.fms.target import resolve_task
+from optuna_psms.fms.target import TASKS
 
 
 SKLEARN_DATASETS = ("breast_cancer", "iris", "wine", "digits", "diabetes")

@@ -32,7 +32,6 @@ from optuna_psms.fms.pareto import pick_simplest
 from optuna_psms.fms.regression import RegressionFeatureMask
 from optuna_psms.fms.regression import RegressionRankSelector
 from optuna_psms.fms.regression import RegressionSpace
-from optuna_psms.fms.regression import target_task
 from optuna_psms.fms.regressor import FullModelRegressor
 from optuna_psms.fms.selector import FullModelSelector
 from optuna_psms.fms.selector import make_sampler
@@ -42,6 +41,7 @@ from optuna_psms.fms.space import ComponentTrial
 from optuna_psms.fms.space import FullModelSpace
 from optuna_psms.fms.space import PipelineSpec
 from optuna_psms.fms.space import SpaceContext
+from optuna_psms.fms.target import target_task
 
 
 __all__ = [
