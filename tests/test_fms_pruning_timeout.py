@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -222,3 +224,24 @@ def test_pruning_benchmark_prints_its_table(capsys: pytest.CaptureFixture[str]) 
     none, median = (float(r[2]) for r in rows)
     assert none == 18  # 6 trials x 3 folds, nothing pruned
     assert median <= none
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork start method: Linux")
+def test_timed_trials_work_from_a_script_without_a_main_guard(tmp_path: Any) -> None:
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import optuna\n"
+        "from sklearn.datasets import load_iris\n"
+        "from optuna_psms.fms import FullModelSpace, make_objective\n"
+        "X, y = load_iris(return_X_y=True)\n"
+        "space = FullModelSpace(classifiers=['naive_bayes'], selectors=[], preprocessors=[])\n"
+        "objective = make_objective(X, y, space=space, random_state=0, trial_timeout=60)\n"
+        "study = optuna.create_study()\n"
+        "study.optimize(objective, n_trials=2)\n"
+        "print([t.state.name for t in study.trials])\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout.strip() == "['COMPLETE', 'COMPLETE']"

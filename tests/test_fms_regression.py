@@ -25,9 +25,9 @@ from optuna_psms.fms import Component
 from optuna_psms.fms import make_objective
 from optuna_psms.fms import target_task
 from optuna_psms.fms.metrics import fold_loss
-from optuna_psms.fms.regression import PREPROCESSORS
 from optuna_psms.fms.regression import REGRESSION_SELECTORS
 from optuna_psms.fms.regression import REGRESSORS
+from optuna_psms.fms.space import PREPROCESSORS
 
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)

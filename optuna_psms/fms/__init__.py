@@ -33,10 +33,10 @@ from optuna_psms.fms.metrics import balanced_error_rate  # noqa: E402
 from optuna_psms.fms.metrics import pi_svm  # noqa: E402
 from optuna_psms.fms.objective import FullModelObjective  # noqa: E402
 from optuna_psms.fms.objective import make_objective  # noqa: E402
+from optuna_psms.fms.pareto import pick_simplest  # noqa: E402
 from optuna_psms.fms.regression import RegressionFeatureMask  # noqa: E402
 from optuna_psms.fms.regression import RegressionRankSelector  # noqa: E402
 from optuna_psms.fms.regression import RegressionSpace  # noqa: E402
-from optuna_psms.fms.regression import target_task  # noqa: E402
 from optuna_psms.fms.regressor import FullModelRegressor  # noqa: E402
 from optuna_psms.fms.selector import FullModelSelector  # noqa: E402
 from optuna_psms.fms.selector import make_sampler  # noqa: E402
@@ -46,6 +46,7 @@ from optuna_psms.fms.space import ComponentTrial  # noqa: E402
 from optuna_psms.fms.space import FullModelSpace  # noqa: E402
 from optuna_psms.fms.space import PipelineSpec  # noqa: E402
 from optuna_psms.fms.space import SpaceContext  # noqa: E402
+from optuna_psms.fms.target import target_task  # noqa: E402
 
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "make_objective",
     "make_sampler",
     "pi_svm",
+    "pick_simplest",
     "target_task",
     "trials_table",
 ]

@@ -1,10 +1,16 @@
 """Fold evaluation of one trial: in this process, over joblib workers, or in a killable child.
 
-With a per-trial time limit the folds run in a child process (``forkserver`` start method
-where available, else ``spawn``) that sends each fold's result through a pipe as soon as it
-is computed. The parent waits at most until the trial's deadline; past it, or when the
-trial is pruned, it kills the child. A thread could not be stopped this way: an SVC stuck in
-libsvm holds its thread until it returns.
+With a per-trial time limit the folds run in a child process that sends each fold's result
+through a pipe as soon as it is computed. The parent waits at most until the trial's
+deadline; past it, or when the trial is pruned, it kills the child. A thread could not be
+stopped this way: an SVC stuck in libsvm holds its thread until it returns.
+
+On Linux the child is forked: it starts in milliseconds, inherits the data without a copy
+and never re-imports the user's script (so a script without an ``if __name__ ==
+"__main__":`` guard works). Forking a process with other threads (``n_jobs > 1``) can leave
+a lock held in the child; such a child hangs and is stopped by the same time limit, so the
+cost is that one trial. Elsewhere the ``forkserver`` (macOS) or ``spawn`` (Windows) start
+method is used, and, as for any multiprocessing code, the main script must be guarded.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from collections.abc import Generator
 import math
 import multiprocessing
 from multiprocessing.connection import Connection
+import sys
 import threading
 import time
 from typing import Any
@@ -94,13 +101,16 @@ _context: Any = None
 
 
 def _process_context() -> Any:
-    """The multiprocessing context of timed trials (forkserver preloading the pool)."""
+    """The multiprocessing context of timed trials (see the module docstring)."""
     global _context
     with _context_lock:
         if _context is None:
+            ctx: Any
             methods = multiprocessing.get_all_start_methods()
-            if "forkserver" in methods:
-                ctx: Any = multiprocessing.get_context("forkserver")
+            if sys.platform.startswith("linux") and "fork" in methods:
+                ctx = multiprocessing.get_context("fork")
+            elif "forkserver" in methods:
+                ctx = multiprocessing.get_context("forkserver")
                 # The server imports the pool once; each trial's child is forked from it.
                 ctx.set_forkserver_preload(["optuna_psms.fms.regression"])
             else:
@@ -123,7 +133,9 @@ def _folds_in_child(
     proc = ctx.Process(
         target=_worker, args=(sender, pipeline, X, y, splits, metric, n_classes), daemon=False
     )
-    proc.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads, Python 3.12+
+        proc.start()
     sender.close()
     try:
         # The limit counts from the moment the child is ready: starting the process and

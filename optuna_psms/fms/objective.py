@@ -25,11 +25,11 @@ from optuna_psms.fms.data import TabularEncoder
 from optuna_psms.fms.metrics import check_metric
 from optuna_psms.fms.metrics import COMPLEXITY_MEASURES
 from optuna_psms.fms.metrics import complexity_value
-from optuna_psms.fms.regression import check_not_continuous
-from optuna_psms.fms.regression import check_regression_data
 from optuna_psms.fms.space import FullModelSpace
 from optuna_psms.fms.space import mask_rule
 from optuna_psms.fms.space import PipelineSpec
+from optuna_psms.fms.target import check_not_continuous
+from optuna_psms.fms.target import check_regression_data
 
 
 _logger = optuna.logging.get_logger(__name__)
