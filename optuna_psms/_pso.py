@@ -41,10 +41,11 @@ class PSOSampler(PopulationSampler):
 
     **Velocity and walls.** Velocities are clamped to ``[-v_max, v_max]`` (fraction of the
     unit range; default 0.5). A coordinate that would leave the box is handled by
-    ``boundary``: ``"reflect"`` (default) mirrors it at the wall and negates that velocity
-    component; ``"absorb"`` is the paper's rule (stop on the wall, velocity component zero),
-    which puts many coordinates exactly on a wall and, one clamped step later, exactly on
-    the centre of the box; ``"random"`` and ``"damping"`` are the other rules of
+    ``boundary``: ``"damping"`` (default; Huang & Mohan 2005) mirrors it at the wall with
+    the overshoot and that velocity component scaled by ``-r``, ``r ~ U[0, 1]``;
+    ``"absorb"`` is this package's earlier rule (stop on the wall, velocity component
+    zero), which puts many coordinates exactly on a wall and, one clamped step later,
+    exactly on the centre of the box; ``"reflect"`` and ``"random"`` are the other rules of
     :func:`optuna_psms.core.pso.move`. See ``docs/pso.md`` for the measurements behind the
     default.
 
@@ -91,7 +92,7 @@ class PSOSampler(PopulationSampler):
             default 50, or ``ceil(budget / swarm_size)`` with a budget).
         v_max: Velocity clamp as a fraction of each coordinate's range, in ``(0, 1]``.
         topology: ``"global"`` (the paper's fully connected swarm) or ``"ring"``.
-        boundary: ``"reflect"``, ``"absorb"`` (the paper's), ``"random"`` or ``"damping"``.
+        boundary: ``"damping"``, ``"reflect"``, ``"random"`` or ``"absorb"``.
         budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
         record_user_attrs: Write ``psms:particle`` and ``psms:iteration`` user attrs.
@@ -109,7 +110,7 @@ class PSOSampler(PopulationSampler):
         n_iterations: int | None = None,
         v_max: float = 0.5,
         topology: str = "global",
-        boundary: str = "reflect",
+        boundary: str = "damping",
         budget: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool = True,

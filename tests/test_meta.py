@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import optuna
 import pytest
 
@@ -78,3 +80,15 @@ def test_cli_prints_the_comparison(capsys: pytest.CaptureFixture[str]) -> None:
     assert "tuned on nine" in out
     for label in ("| paper |", "| paper + budget rule |", "| textbook |", "| tuned |"):
         assert label in out
+
+
+def test_docstring_examples_run() -> None:
+    from optuna_psms.benchmarks import bbob
+    from tests.test_docstrings import _examples
+
+    codes = _examples(meta.__doc__ or "")
+    if importlib.util.find_spec("cocoex") is not None:
+        codes += _examples(bbob.make_objective.__doc__ or "")
+    assert codes
+    for code in codes:
+        exec(compile(code, "<docstring>", "exec"), {})

@@ -69,10 +69,12 @@ def _shares(boundary: str) -> tuple[float, float]:
     return float(np.mean(np.abs(x) == 5.0)), float(np.mean(x == 0.0))
 
 
-def test_absorbing_walls_pile_up_on_walls_and_centre_but_reflection_does_not() -> None:
+def test_absorbing_walls_pile_up_on_walls_and_centre_but_damping_and_reflection_do_not() -> None:
     wall, centre = _shares("absorb")
     assert wall > 0.01 and centre > 0.001  # the paper's rule: the artefact exists
     assert _shares("reflect") == (0.0, 0.0)
+    assert _shares("damping") == (0.0, 0.0)
+    assert PSOSampler()._params["boundary"] == "damping"
 
 
 def test_budget_lays_the_inertia_schedule_over_the_study() -> None:

@@ -14,8 +14,9 @@ with ``r1, r2 ~ U[0, 1]`` drawn per dimension and the adaptive inertia ``W_t`` o
 * every velocity component is clamped to ``[-v_max, v_max]`` (``v_max = 0.5``: half the
   range of a coordinate);
 * a boundary rule for a coordinate that would leave ``[0, 1]`` (:data:`BOUNDARIES`,
-  :func:`move`): ``"reflect"`` (the default), ``"random"``, ``"damping"``, or the paper's
-  ``"absorb"`` (put on the wall, velocity component zero).
+  :func:`move`): ``"damping"`` (:class:`~optuna_psms.PSOSampler`'s default), ``"reflect"``,
+  ``"random"``, or ``"absorb"`` (put on the wall, velocity component zero; this package's
+  earlier rule, the paper does not state one).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def move(
     ``x`` is in ``[0, 1]`` and ``|v| <= 1``, so ``x + v`` overshoots a wall by at most 1.
     For each coordinate that would leave the box, with ``o`` the overshoot past the wall:
 
-    * ``"absorb"`` (the PSMS paper's walls): stop on the wall, velocity component 0;
+    * ``"absorb"``: stop on the wall, velocity component 0;
     * ``"reflect"``: mirror at the wall (``o`` inside), velocity component negated;
     * ``"random"``: uniform between the old position and the crossed wall, velocity the
       displacement actually made;
