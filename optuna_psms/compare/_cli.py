@@ -34,7 +34,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     source.add_argument("--dataset", metavar="NAME", help="full model selection on sklearn:iris…")
     source.add_argument("--csv", metavar="PATH", help="full model selection on a CSV file")
     source.add_argument(
-        "--function", metavar="NAME", help="benchmark function: sphere, rastrigin, … (see --dim)"
+        "--function",
+        metavar="NAME",
+        help=(
+            "benchmark function: sphere, ackley, griewank, rastrigin, rosenbrock, schwefel, "
+            "styblinski_tang, step, alpine (see --dim)"
+        ),
     )
     source.add_argument(
         "--objective",
@@ -50,7 +55,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
     p.add_argument("--metric", default="ber", help="full model selection loss (default: ber)")
-    p.add_argument("--subsample", type=float, default=1.0, metavar="F", help="(default: 1)")
+    p.add_argument(
+        "--subsample",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="fraction of the samples per trial, full model selection (default: 1)",
+    )
     p.add_argument(
         "--direction",
         choices=("minimize", "maximize"),
