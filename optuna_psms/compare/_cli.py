@@ -135,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
     from optuna_psms.cli import UserError
     from optuna_psms.compare import compare_samplers
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    # Optuna logs each failed trial with its traceback at WARNING: a failing objective is
+    # reported in one line instead, and failed FMS pipelines keep their reason in fms:error.
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     bar: Any = None
 
     def on_start(n_trials: int, n_studies: int) -> None:
