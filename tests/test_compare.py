@@ -427,3 +427,21 @@ def test_docstring_examples_run(obj: str) -> None:
     assert blocks
     for code in blocks:
         exec(compile(code, f"<{obj} docstring>", "exec"), {})
+
+
+def test_studies_are_published_for_the_dashboard(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    import optuna_psms.visualization as visualization
+
+    published: list[str] = []
+    monkeypatch.setattr(
+        visualization, "publish", lambda s: published.append(s.study_name) or [], raising=False
+    )
+    url = f"sqlite:///{tmp_path / 'd.db'}"
+    code, out, err = _run(
+        _compare(url, "--seeds", "1", "--n-trials", "2", "--report", "none"), capsys
+    )
+    assert code == 0, err
+    assert sorted(published) == sorted(optuna.get_all_study_names(url))
+    assert "Figures saved into the 3 studies" in out

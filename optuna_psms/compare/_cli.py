@@ -125,6 +125,20 @@ def _spec(args: argparse.Namespace) -> ObjectiveSpec:
     return ObjectiveSpec("dataset", args.dataset, **common)
 
 
+def _publish(result: Any) -> int:
+    """Save each study's own figures into it (``optuna_psms.visualization.publish``, which
+    never raises), so that optuna-dashboard shows them; the number of studies."""
+    import optuna_psms.visualization as visualization
+
+    publish = getattr(visualization, "publish", None)  # optional until it is merged
+    if publish is None:
+        return 0
+    studies = [s for members in result.studies.values() for s in members]
+    for study in studies:
+        publish(study)
+    return len(studies)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``optuna-psms compare``.
 
@@ -215,5 +229,8 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UserError(f"cannot write {report}: {exc}") from None
         print(f"Report: {report} (self-contained HTML, opens offline in a browser)")
+    n_published = _publish(result)
+    if n_published:
+        print(f"Figures saved into the {n_published} studies for optuna-dashboard.")
     print(f"Dashboard: optuna-dashboard {args.storage}  (studies {result.name}/<sampler>/seed<k>)")
     return 0
