@@ -292,7 +292,7 @@ def test_failing_objective_is_one_line(tmp_path: Any, capfd: Any, monkeypatch: A
     url = f"sqlite:///{tmp_path / 'b.db'}"
     for target, message in [
         ("boom", "the objective raised RuntimeError: broken"),
-        ("nan", "no trial completed in 3 tries"),
+        ("nan", "no trial completed in 12 tries in a row"),  # rounds of 3, up to 10
     ]:
         argv = ["compare", "--objective", f"bad_objective_mod:{target}", "--samplers", "random"]
         argv += ["--baseline", "none", "--seeds", "1", "--n-trials", "3", "--storage", url]
@@ -445,3 +445,13 @@ def test_studies_are_published_for_the_dashboard(
     assert code == 0, err
     assert sorted(published) == sorted(optuna.get_all_study_names(url))
     assert "Figures saved into the 3 studies" in out
+
+
+def test_failed_trials_are_retried(tmp_path: Any) -> None:
+    def flaky(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", 0.0, 1.0)
+        return float("nan") if trial.number in (2, 3) else x  # the second round fails whole
+
+    result = compare_samplers(flaky, ["random"], baseline=None, n_seeds=1, n_trials=3)
+    (study,) = result.studies["random"]
+    assert Counter(t.state.name for t in study.trials) == Counter({"COMPLETE": 3, "FAIL": 2})
