@@ -132,7 +132,7 @@ def test_summarize_wins_and_wilcoxon() -> None:
 def test_summarize_says_when_too_few_seeds() -> None:
     rows = summarize({"x": {0: 1.0, 1: 2.0, 2: 5.0}, "tpe": {0: 1.0, 1: 3.0, 2: 4.0}})
     assert rows[0].p_value is None
-    assert "too few: 2 seeds differ" in rows[0].note
+    assert rows[0].note == "too few seeds differ (2; the test needs 6)"
     assert (rows[0].wins, rows[0].ties, rows[0].losses) == (1, 1, 1)
 
 
@@ -282,7 +282,7 @@ def test_bad_input_is_one_line(
     assert message in lines[0]
 
 
-def test_failing_objective_is_one_line(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
+def test_failing_objective_is_one_line(tmp_path: Any, capfd: Any, monkeypatch: Any) -> None:
     (tmp_path / "bad_objective_mod.py").write_text(
         "def boom(trial):\n    trial.suggest_float('x', 0, 1)\n    raise RuntimeError('broken')\n"
         "def nan(trial):\n    return float('nan')\n"
@@ -292,13 +292,13 @@ def test_failing_objective_is_one_line(tmp_path: Any, capsys: Any, monkeypatch: 
     url = f"sqlite:///{tmp_path / 'b.db'}"
     for target, message in [
         ("boom", "the objective raised RuntimeError: broken"),
-        ("nan", "no trial completed in 3 tries"),
+        ("nan", "no trial completed in 12 tries in a row"),  # rounds of 3, up to 10
     ]:
         argv = ["compare", "--objective", f"bad_objective_mod:{target}", "--samplers", "random"]
         argv += ["--baseline", "none", "--seeds", "1", "--n-trials", "3", "--storage", url]
-        code, _, err = _run([*argv, "--report", "none", "--no-progress-bar"], capsys)
+        code, _, err = _run([*argv, "--report", "none", "--no-progress-bar"], capfd)
         assert code == 2
-        lines = [line for line in err.strip().splitlines() if line.startswith("optuna-psms")]
+        lines = err.strip().splitlines()  # file-descriptor level: Optuna's log included
         assert len(lines) == 1 and message in lines[0], err
 
 
@@ -427,3 +427,31 @@ def test_docstring_examples_run(obj: str) -> None:
     assert blocks
     for code in blocks:
         exec(compile(code, f"<{obj} docstring>", "exec"), {})
+
+
+def test_studies_are_published_for_the_dashboard(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    import optuna_psms.visualization as visualization
+
+    published: list[str] = []
+    monkeypatch.setattr(
+        visualization, "publish", lambda s: published.append(s.study_name) or [], raising=False
+    )
+    url = f"sqlite:///{tmp_path / 'd.db'}"
+    code, out, err = _run(
+        _compare(url, "--seeds", "1", "--n-trials", "2", "--report", "none"), capsys
+    )
+    assert code == 0, err
+    assert sorted(published) == sorted(optuna.get_all_study_names(url))
+    assert "Figures saved into the 3 studies" in out
+
+
+def test_failed_trials_are_retried(tmp_path: Any) -> None:
+    def flaky(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", 0.0, 1.0)
+        return float("nan") if trial.number in (2, 3) else x  # the second round fails whole
+
+    result = compare_samplers(flaky, ["random"], baseline=None, n_seeds=1, n_trials=3)
+    (study,) = result.studies["random"]
+    assert Counter(t.state.name for t in study.trials) == Counter({"COMPLETE": 3, "FAIL": 2})

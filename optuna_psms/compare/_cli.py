@@ -34,7 +34,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     source.add_argument("--dataset", metavar="NAME", help="full model selection on sklearn:iris…")
     source.add_argument("--csv", metavar="PATH", help="full model selection on a CSV file")
     source.add_argument(
-        "--function", metavar="NAME", help="benchmark function: sphere, rastrigin, … (see --dim)"
+        "--function",
+        metavar="NAME",
+        help=(
+            "benchmark function: sphere, ackley, griewank, rastrigin, rosenbrock, schwefel, "
+            "styblinski_tang, step, alpine (see --dim)"
+        ),
     )
     source.add_argument(
         "--objective",
@@ -50,7 +55,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
     p.add_argument("--metric", default="ber", help="full model selection loss (default: ber)")
-    p.add_argument("--subsample", type=float, default=1.0, metavar="F", help="(default: 1)")
+    p.add_argument(
+        "--subsample",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="fraction of the samples per trial, full model selection (default: 1)",
+    )
     p.add_argument(
         "--direction",
         choices=("minimize", "maximize"),
@@ -114,6 +125,20 @@ def _spec(args: argparse.Namespace) -> ObjectiveSpec:
     return ObjectiveSpec("dataset", args.dataset, **common)
 
 
+def _publish(result: Any) -> int:
+    """Save each study's own figures into it (``optuna_psms.visualization.publish``, which
+    never raises), so that optuna-dashboard shows them; the number of studies."""
+    import optuna_psms.visualization as visualization
+
+    publish = getattr(visualization, "publish", None)  # optional until it is merged
+    if publish is None:
+        return 0
+    studies = [s for members in result.studies.values() for s in members]
+    for study in studies:
+        publish(study)
+    return len(studies)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``optuna-psms compare``.
 
@@ -124,7 +149,9 @@ def run(args: argparse.Namespace) -> int:
     from optuna_psms.cli import UserError
     from optuna_psms.compare import compare_samplers
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    # Optuna logs each failed trial with its traceback at WARNING: a failing objective is
+    # reported in one line instead, and failed FMS pipelines keep their reason in fms:error.
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     bar: Any = None
 
     def on_start(n_trials: int, n_studies: int) -> None:
@@ -202,5 +229,8 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UserError(f"cannot write {report}: {exc}") from None
         print(f"Report: {report} (self-contained HTML, opens offline in a browser)")
+    n_published = _publish(result)
+    if n_published:
+        print(f"Figures saved into the {n_published} studies for optuna-dashboard.")
     print(f"Dashboard: optuna-dashboard {args.storage}  (studies {result.name}/<sampler>/seed<k>)")
     return 0

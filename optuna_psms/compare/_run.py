@@ -136,6 +136,7 @@ def _top_up(
         if should_stop():
             study.stop()
 
+    failed_in_a_row = 0
     while True:
         done = _complete(study)
         missing = task.n_trials - done
@@ -155,12 +156,15 @@ def _top_up(
             )
         if should_stop():
             return _Outcome(task.study_name, "interrupted")
-        if _complete(study) == done:
+        # Failed trials (an FMS pipeline that raises, a NaN) are retried; an objective that
+        # fails max(10, n_trials) times in a row stops the comparison.
+        failed_in_a_row = 0 if _complete(study) > done else failed_in_a_row + missing
+        if failed_in_a_row >= max(10, task.n_trials):
             return _Outcome(
                 task.study_name,
                 "error",
-                f"no trial completed in {missing} tries of study {task.study_name!r} "
-                "(every trial failed or returned NaN)",
+                f"no trial completed in {failed_in_a_row} tries in a row in study "
+                f"{task.study_name!r} (every trial failed or returned NaN)",
             )
 
 

@@ -54,7 +54,7 @@ def _wilcoxon(x: list[float], y: list[float]) -> tuple[float | None, str]:
     if n_nonzero == 0:
         return None, "identical on every seed"
     if n_nonzero < MIN_WILCOXON_PAIRS:
-        return None, f"too few: {n_nonzero} seeds differ, the test needs {MIN_WILCOXON_PAIRS}"
+        return None, f"too few seeds differ ({n_nonzero}; the test needs {MIN_WILCOXON_PAIRS})"
     from scipy.stats import wilcoxon
 
     with warnings.catch_warnings():
