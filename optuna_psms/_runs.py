@@ -108,20 +108,28 @@ class Renumbered(Strategy):
     def dims(self, value: tuple[Dim, ...]) -> None:
         self.inner.dims = value
 
-    def tell(self, record: Record) -> None:
+    def _in_slots(self, record: Record) -> Record:
         slot = self.numbering.slot(record.number)
-        if slot != record.number:
-            record = Record(
-                slot,
-                record.member,
-                record.generation,
-                record.x,
-                record.vectors,
-                record.info,
-                record.loss,
-                record.ours,
-            )
-        self.inner.tell(record)
+        if slot == record.number:
+            return record
+        return Record(
+            slot,
+            record.member,
+            record.generation,
+            record.x,
+            record.vectors,
+            record.info,
+            record.loss,
+            record.ours,
+        )
+
+    def check(self, record: Record) -> str | None:
+        # The algorithm's own validation of a stored record, in slot numbers (without this,
+        # the base class would accept every record: hostile records reached the core).
+        return self.inner.check(self._in_slots(record))
+
+    def tell(self, record: Record) -> None:
+        self.inner.tell(self._in_slots(record))
 
     def ask(self, number: int, rng: np.random.Generator) -> Proposal:
         return self.inner.ask(self.numbering.slot(number), rng)
