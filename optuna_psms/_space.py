@@ -139,7 +139,8 @@ def encode(value: Any, dist: BaseDistribution) -> float:
         u = (math.log(v) - a) / (b - a)
     elif isinstance(dist, FloatDistribution) and dist.log and dist.step is None:
         a, b = math.log(dist.low), math.log(dist.high)
-        u = (math.log(v) - a) / (b - a)
+        # A range one float wide near the smallest normals can have log(low) == log(high).
+        u = (math.log(v) - a) / (b - a) if b > a else 0.5
     elif n_cells(dist) is not None:
         k = n_cells(dist)
         assert k is not None

@@ -195,3 +195,11 @@ def test_every_sampler_stays_inside_extreme_ranges(name: str) -> None:
     assert not [m for m in handler.messages if "failed" in m], handler.messages
     # Not a constant: the search moves within each range.
     assert len({t.params["float_wide"] for t in trials}) > 1
+
+
+def test_log_range_one_float_wide_encodes_to_the_centre() -> None:
+    # Found by Hypothesis: log(low) == log(high) for this range, and encode divided by zero.
+    dist = FloatDistribution(1e-308, 1.0000000000000004e-308, log=True)
+    assert math.log(dist.low) == math.log(dist.high)
+    assert _space.encode(dist.low, dist) == 0.5
+    assert contained(_space.decode(_space.encode(dist.high, dist), dist), dist)
