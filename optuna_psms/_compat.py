@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+import inspect
 from typing import Any
 from typing import TYPE_CHECKING
 
@@ -218,10 +219,30 @@ def _new_one_by_one(
 
 
 def _rdb_backend(storage: BaseStorage) -> RDBStorage | None:
-    """The :class:`~optuna.storages.RDBStorage` behind ``storage`` (Optuna wraps it in a cache)."""
+    """The :class:`~optuna.storages.RDBStorage` behind ``storage`` (Optuna wraps it in a cache).
+
+    ``None`` where the RDB's private ``_get_trials`` cannot filter by trial id (Optuna 4.0
+    has no ``included_trial_ids`` argument): the caller then reads trial by trial, as for
+    any other storage.
+    """
     if isinstance(storage, _CachedStorage):
         storage = storage._backend
-    return storage if isinstance(storage, RDBStorage) else None
+    if not isinstance(storage, RDBStorage) or not RDB_FILTERS_BY_ID:
+        return None
+    return storage
+
+
+def _rdb_filters_by_id() -> bool:
+    try:
+        params = inspect.signature(RDBStorage._get_trials).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return False
+    return "included_trial_ids" in params and "trial_id_greater_than" in params
+
+
+#: Whether this Optuna's ``RDBStorage._get_trials`` takes ``included_trial_ids`` (one query
+#: for the running trials that finished).
+RDB_FILTERS_BY_ID = _rdb_filters_by_id()
 
 
 def _is_grpc_proxy(storage: BaseStorage) -> bool:
