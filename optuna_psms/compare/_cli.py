@@ -1,4 +1,4 @@
-"""``optuna-psms compare``: the sub-command's arguments and its run."""
+"""``optuna-psms compare``: the sub-command's run (arguments: :mod:`optuna_psms.cli.compare`)."""
 
 from __future__ import annotations
 
@@ -13,99 +13,6 @@ import optuna
 from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
 from optuna_psms.compare._run import ComparisonError
-
-
-DEFAULT_STORAGE = "sqlite:///psms.db"
-
-
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``compare`` on the ``optuna-psms`` sub-command parsers."""
-    p: argparse.ArgumentParser = subparsers.add_parser(
-        "compare",
-        help="run several samplers x seeds on one objective and compare them with a baseline",
-        description=(
-            "Run each sampler on seeds 0..N-1 (one study each, named <name>/<sampler>/seed<k>, "
-            "in one storage), print per sampler the median final best value, its IQR, "
-            "wins/ties/losses against the baseline on the same seeds and a paired Wilcoxon "
-            "test, and write an HTML report with the best-so-far curves."
-        ),
-    )
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--dataset", metavar="NAME", help="full model selection on sklearn:iris…")
-    source.add_argument("--csv", metavar="PATH", help="full model selection on a CSV file")
-    source.add_argument(
-        "--function",
-        metavar="NAME",
-        help=(
-            "benchmark function: sphere, ackley, griewank, rastrigin, rosenbrock, schwefel, "
-            "styblinski_tang, step, alpine (see --dim)"
-        ),
-    )
-    source.add_argument(
-        "--objective",
-        metavar="MODULE:FUNCTION",
-        help="your objective(trial) -> float, importable from the current directory",
-    )
-    p.add_argument("--target", metavar="COLUMN", help="label column of the CSV file")
-    p.add_argument("--dim", type=int, default=10, metavar="D", help="function dimensions (10)")
-    p.add_argument(
-        "--no-shift",
-        action="store_true",
-        help="keep the function's minimiser at its textbook place (often the box centre)",
-    )
-    p.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
-    p.add_argument("--metric", default="ber", help="full model selection loss (default: ber)")
-    p.add_argument(
-        "--subsample",
-        type=float,
-        default=1.0,
-        metavar="F",
-        help="fraction of the samples per trial, full model selection (default: 1)",
-    )
-    p.add_argument(
-        "--direction",
-        choices=("minimize", "maximize"),
-        default="minimize",
-        help="of --objective (default: minimize)",
-    )
-    p.add_argument(
-        "--samplers", required=True, metavar="A,B,…", help="e.g. pso,pattern,umda,tpe,random"
-    )
-    p.add_argument("--seeds", type=int, default=5, metavar="N", help="seeds 0..N-1 (default: 5)")
-    p.add_argument(
-        "--n-trials", type=int, default=100, metavar="N", help="COMPLETE trials per study (100)"
-    )
-    p.add_argument(
-        "--storage",
-        default=DEFAULT_STORAGE,
-        metavar="URL",
-        help=f"Optuna storage (default: {DEFAULT_STORAGE})",
-    )
-    p.add_argument(
-        "--name", metavar="NAME", help="study-name prefix (default: from the objective)"
-    )
-    p.add_argument(
-        "--report",
-        metavar="FILE.html",
-        help="HTML report (default: compare-<name>.html; 'none' for no report)",
-    )
-    p.add_argument(
-        "--baseline", default="tpe", help="sampler the others are tested against (tpe; 'none')"
-    )
-    p.add_argument(
-        "--n-workers",
-        type=int,
-        default=None,
-        metavar="K",
-        help="worker processes, each running whole studies (default: number of CPUs)",
-    )
-    p.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue this comparison: run only what is missing",
-    )
-    p.add_argument("--no-progress-bar", action="store_true")
-    return p
 
 
 def _spec(args: argparse.Namespace) -> ObjectiveSpec:
