@@ -21,7 +21,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
             ["--workers", "4", "--n-trials", "6"],
             "every (particle, iteration) evaluated once: True",
         ),
-        ("full_model_selection.py", [], ""),
+        pytest.param("full_model_selection.py", [], "", marks=pytest.mark.slow),
+        ("plot_population.py", [], "PSO best"),
     ],
 )
 def test_example_runs(script: str, args: list[str], expect: str, tmp_path: str) -> None:

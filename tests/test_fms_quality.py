@@ -43,6 +43,7 @@ def _tuned_logistic_ber(X_tr: Any, y_tr: Any, X_te: Any, y_te: Any) -> float:
     return balanced_error_rate(y_te, search.predict(X_te))
 
 
+@pytest.mark.slow  # 10-20 s per dataset; CI runs it with -m slow
 @pytest.mark.parametrize("dataset", ["sklearn:breast_cancer", "keel:heart"])
 def test_sixty_trials_match_tuned_logistic_regression(dataset: str) -> None:
     X, y = load_dataset(dataset)

@@ -21,6 +21,7 @@ def _table(out: str, title: str) -> list[list[str]]:
     return rows
 
 
+@pytest.mark.slow
 def test_abandoned_and_journal_tables(capsys: pytest.CaptureFixture[str]) -> None:
     scale.main(
         ["--scenarios", "abandoned", "journal", "--trials", "8", "--abandoned", "0", "5"]
@@ -35,6 +36,7 @@ def test_abandoned_and_journal_tables(capsys: pytest.CaptureFixture[str]) -> Non
     assert journal[0] == "4" and journal[4] == "8" and journal[5] == "0"  # all done, no dup
 
 
+@pytest.mark.slow
 @pytest.mark.services
 def test_grpc_proxy_table(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
     require_service("PostgreSQL", "127.0.0.1", 5432)
