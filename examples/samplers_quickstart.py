@@ -10,8 +10,9 @@ centre) with 150 trials per run and 6 seeds per sampler, through the Python API 
 inter-quartile range, on how many seeds the sampler beat / tied / lost to TPE, and the
 p-value of a paired Wilcoxon signed-rank test against TPE over the 6 seeds.
 
-Run: python examples/samplers_quickstart.py
-The same from the shell, with an HTML report and the studies in SQLite:
+Run: ``python examples/samplers_quickstart.py``. The same from the shell, with an HTML
+report and the studies in SQLite::
+
     optuna-psms compare --function rastrigin --dim 4 --seeds 6 --n-trials 150 \\
         --samplers pso,pattern,dfgs,afgs,umda,bumda,drs,random
 """

@@ -166,7 +166,7 @@ def _problem(function_id: int, dim: int, instance: int) -> Problem:
 def make_objective(
     function_id: int, dim: int, instance: int = 1
 ) -> Callable[[optuna.Trial], float]:
-    """An Optuna objective for one ``bbob`` problem: ``x0 ... x{dim-1}`` in ``[-5, 5]``.
+    """Optuna objective of one ``bbob`` problem: ``x0`` to ``x{dim-1}`` in ``[-5, 5]``.
 
     It returns the regret ``f(x) - f_opt`` (0 at the optimum, lower is better).
 
