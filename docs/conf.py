@@ -14,7 +14,9 @@ written in Markdown (``docs/*.md``) are read by MyST.
 from __future__ import annotations
 
 import os
+import re
 import sys
+from typing import Any
 
 import plotly.io as pio
 from plotly.io._sg_scraper import plotly_sg_scraper
@@ -84,10 +86,14 @@ suppress_warnings = ["myst.header", "config.cache", "plotly.sg_scraper"]
 intersphinx_mapping: dict[str, tuple[str, str | None]] = {}
 
 # The gallery's plotly figures need plotly.js; it is copied from the installed plotly package
-# into the site (no CDN: the site must work offline).
+# into the site (no CDN: the site must work offline). Plotly writes a <script> from its CDN
+# before every figure, which blocks the page where there is no network: setup() below points
+# the first of those tags at the local copy and removes the others.
 pio.renderers.default = "sphinx_gallery"
+_CDN_SCRIPT = re.compile(
+    r'<script charset="utf-8" src="https://cdn\.plot\.ly/[^"]*"[^>]*></script>'
+)
 html_static_path = ["_static"]
-html_js_files = ["plotly.min.js"]
 _PLOTLY_JS = os.path.join(os.path.dirname(pio.__file__), "..", "package_data", "plotly.min.js")
 os.makedirs(os.path.join(os.path.dirname(__file__), "_static"), exist_ok=True)
 _DEST = os.path.join(os.path.dirname(__file__), "_static", "plotly.min.js")
@@ -113,3 +119,25 @@ sphinx_gallery_conf = {
     "reset_modules": (),
     "plot_gallery": os.environ.get("PSMS_DOCS_GALLERY", "1") == "1",
 }
+
+
+def _strip_plotly_cdn(app: Any, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    for root, _dirs, files in os.walk(app.outdir):
+        for name in files:
+            if name.endswith(".html"):
+                path = os.path.join(root, name)
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                local = os.path.relpath(os.path.join(app.outdir, "_static", "plotly.min.js"), root)
+                tag = f'<script charset="utf-8" src="{local}"></script>'
+                # The first figure of a page loads the local copy; later ones need nothing.
+                stripped = _CDN_SCRIPT.sub("", _CDN_SCRIPT.sub(tag, text, count=1))
+                if stripped != text:
+                    with open(path, "w", encoding="utf-8") as f:
+                        f.write(stripped)
+
+
+def setup(app: Any) -> None:
+    app.connect("build-finished", _strip_plotly_cdn)
