@@ -60,6 +60,9 @@ def optuna_verbosity(verbose: int | bool) -> Iterator[None]:
     """
     level = verbosity_level(verbose)
     previous = optuna.logging.get_verbosity()
+    if not verbose:
+        # Quiet never makes Optuna louder than the process asked for (the CLI sets ERROR).
+        level = max(level, previous)
     optuna.logging.set_verbosity(level)
     try:
         yield
