@@ -80,9 +80,10 @@ def register(sub: Any) -> None:
     """Add the ``select`` subcommand to the subparsers ``sub``."""
     sel = sub.add_parser(
         "select",
-        help="search preprocessing + feature selection + classifier for a dataset",
+        help="search preprocessing + feature selection + classifier/regressor for a dataset",
         description=(
-            "Search a full model (preprocessing, feature selection, classifier and their "
+            "Search a full model (preprocessing, feature selection, classifier or regressor "
+            "and their "
             "hyperparameters) by cross-validation on the search rows, print the chosen "
             "pipeline's CV loss and its loss on held-out rows the search never saw, and "
             "save it refitted on all rows."
