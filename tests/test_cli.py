@@ -301,6 +301,7 @@ def _refit_on(model: Any, X: Any, y: Any) -> Any:
     from optuna_psms.cli.select import _refit
 
     settings = {
+        "task": "classification",
         "classifiers": ["naive_bayes", "logistic"],
         "selectors": ["none"],
         "cv": 2,

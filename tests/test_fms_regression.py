@@ -263,26 +263,115 @@ def test_diabetes_quality_near_tuned_gradient_boosting() -> None:
     assert r2_fms >= r2_gb - 0.05
 
 
-def test_cli_regression_task(tmp_path: Any, capsys: Any) -> None:
-    from optuna_psms.cli import main
-
+def _reg_csv(tmp_path: Any) -> tuple[pd.DataFrame, Any]:
     X, y = _diabetes()
     frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
     frame["target"] = y
     csv = tmp_path / "reg.csv"
     frame.to_csv(csv, index=False)
-    common = ["--n-trials", "3", "--seed", "0", "--no-progress-bar", "--classifiers", "linear"]
+    return frame, csv
+
+
+def test_cli_regression_task(tmp_path: Any, capsys: Any) -> None:
+    from optuna_psms.cli import main
+    from optuna_psms.cli._holdout import split
+
+    frame, csv = _reg_csv(tmp_path)
+    y = frame["target"].to_numpy()
+    common = ["--n-trials", "3", "--seed", "0", "--no-progress-bar", "--regressors", "linear"]
     storage = f"sqlite:///{tmp_path}/cli.db"
     out = str(tmp_path / "model.joblib")
     argv = ["select", "--csv", str(csv), "--target", "target", "--storage", storage]
-    assert main([*argv, "--output", out, *common]) == 0  # --task auto picks regression
+    assert main([*argv, "--output", out, *common, "--study-name", "r"]) == 0  # auto: regression
     text = capsys.readouterr().out
-    assert "(regression)" in text and "CV rmse" in text
+    assert "(regression)" in text and "90 search rows, 30 held out" in text
+    study = optuna.load_study(study_name="r", storage=storage)
+    assert study.user_attrs["psms:cli"]["task"] == "regression"
+    assert f"CV rmse on search data (2-fold): {study.best_value:.4f}" in text
+    assert "linear(" in text
     import joblib
 
     model = joblib.load(out)
     assert isinstance(model, FullModelRegressor)
     assert model.predict(frame.drop(columns=["target"])).shape == y.shape
+    # The held-out split is shuffled, not stratified (most values occur once), and the
+    # baseline printed next to the held-out rmse is the search rows' mean on it.
+    X_s, y_s, X_h, y_h = split(frame.drop(columns=["target"]), y, 0.25, 0, "regression")
+    line = next(s for s in text.splitlines() if s.startswith("held-out rmse (30 rows"))
+    held = float(line.split(": ", 1)[1].split()[0])
+    base = float(line.rsplit(": ", 1)[1].rstrip(")"))
+    assert held < base  # a linear model beats the mean on diabetes
+    assert base == pytest.approx(float(np.sqrt(np.mean((y_h - y_s.mean()) ** 2))), abs=1e-4)
+    assert len(y_h) == 30 and not np.isin(y_h, y_s).all()
+    # The join settings hold the task: a classification worker is refused.
+    code = main([*argv, *common, "--study-name", "r", "--task", "classification"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
     code = main([*argv, "--output", out, *common, "--task", "regression", "--metric", "ber"])
     assert code == 2
     assert "not a regression metric" in capsys.readouterr().err
+    code = main([*argv, "--output", out, *common, "--metric", "r2", "--study-name", "r2"])
+    text = capsys.readouterr().out
+    assert code == 0 and "CV 1-R^2 on search data" in text and "held-out 1-R^2" in text
+
+
+def test_cli_predict_regressor(tmp_path: Any, capsys: Any) -> None:
+    import joblib
+
+    from optuna_psms.cli import main
+
+    frame, csv = _reg_csv(tmp_path)
+    storage = f"sqlite:///{tmp_path}/p.db"
+    out = str(tmp_path / "m.joblib")
+    argv = ["select", "--csv", str(csv), "--target", "target", "--storage", storage]
+    opts = ["--n-trials", "2", "--seed", "1", "--no-progress-bar", "--regressors", "linear,knn"]
+    assert main([*argv, "--output", out, *opts]) == 0
+    capsys.readouterr()
+    pred_csv = tmp_path / "pred.csv"
+    base = ["predict", "--model", out, "--csv", str(csv), "--drop", "target"]
+    assert main([*base, "--output", str(pred_csv)]) == 0
+    capsys.readouterr()
+    predicted = pd.read_csv(pred_csv)
+    assert list(predicted.columns) == ["prediction"] and len(predicted) == len(frame)
+    assert predicted["prediction"].dtype == np.float64
+    expected = joblib.load(out).predict(frame.drop(columns=["target"]))
+    np.testing.assert_allclose(predicted["prediction"].to_numpy(), expected, rtol=1e-12)
+    assert main([*base, "--proba"]) == 2
+    _, err = capsys.readouterr()
+    assert err.count("\n") == 1 and "--proba" in err and "regression model" in err
+
+
+def test_cli_continuous_target_as_classification(tmp_path: Any, capsys: Any) -> None:
+    from optuna_psms.cli import main
+
+    _, csv = _reg_csv(tmp_path)
+    argv = ["select", "--csv", str(csv), "--target", "target", "--task", "classification"]
+    storage = f"sqlite:///{tmp_path}/c.db"
+    code = main([*argv, "--storage", storage, "--n-trials", "1", "--no-progress-bar"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "looks continuous" in err and "--task regression" in err
+    # The error comes before any study is created.
+    assert optuna.get_all_study_summaries(storage) == []
+
+
+def test_cli_auto_rule_and_diabetes_dataset(capsys: Any) -> None:
+    from optuna_psms.cli import main
+    from optuna_psms.cli._data import load_dataset
+
+    X, y = load_dataset("sklearn:diabetes")
+    assert X.shape == (442, 10) and target_task(y) == "regression"
+    assert main(["datasets", "diabetes"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert ["sklearn:diabetes", "442", "10", "regression"] in rows
+
+
+def test_cli_name_lists_mirror_the_regression_registries() -> None:
+    from optuna_psms.cli import _common
+    from optuna_psms.fms.metrics import REGRESSION_METRICS
+    from optuna_psms.fms.regression import TASKS
+
+    assert _common.REGRESSOR_NAMES == tuple(REGRESSORS)
+    assert _common.REGRESSION_SELECTOR_NAMES == ("none", *REGRESSION_SELECTORS)
+    assert _common.REGRESSION_METRIC_NAMES == tuple(REGRESSION_METRICS)
+    assert _common.TASK_NAMES == tuple(TASKS)

@@ -51,7 +51,20 @@ SELECTOR_NAMES = (
     "pca",
     "mask",
 )
+REGRESSOR_NAMES = (
+    "linear",
+    "kridge",
+    "svr",
+    "knn",
+    "random_forest",
+    "gradient_boosting",
+    "mlp",
+    "xgboost",
+)
+REGRESSION_SELECTOR_NAMES = ("none", "ftest", "mutual_info", "rf", "pca", "mask")
 METRIC_NAMES = ("ber", "error", "auc", "pi_svm")
+REGRESSION_METRIC_NAMES = ("rmse", "mae", "mse", "r2")
+TASK_NAMES = ("auto", "classification", "regression")
 
 
 def require_fms() -> None:

@@ -15,13 +15,15 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-SKLEARN_DATASETS = ("breast_cancer", "iris", "wine", "digits")
-# (samples, features, classes) of the scikit-learn sets, as load_<name>() returns them.
-_SKLEARN_SHAPES = {
+SKLEARN_DATASETS = ("breast_cancer", "iris", "wine", "digits", "diabetes")
+# (samples, features, classes) of the scikit-learn sets, as load_<name>() returns them;
+# "regression" for a continuous target.
+_SKLEARN_SHAPES: dict[str, tuple[int, int, int | str]] = {
     "breast_cancer": (569, 30, 2),
     "iris": (150, 4, 3),
     "wine": (178, 13, 3),
     "digits": (1797, 64, 10),
+    "diabetes": (442, 10, "regression"),
 }
 
 
@@ -132,9 +134,12 @@ def _raw_shape(path: str) -> tuple[int, int, int]:
     return n, width - 1, len(labels)
 
 
-def dataset_table() -> list[tuple[str, int, int, int]]:
-    """``(name, samples, features, classes)`` of every bundled dataset."""
-    rows = [(f"sklearn:{k}", *_SKLEARN_SHAPES[k]) for k in SKLEARN_DATASETS]
+def dataset_table() -> list[tuple[str, int, int, int | str]]:
+    """``(name, samples, features, classes)`` of every bundled dataset (classes:
+    ``"regression"`` for a continuous target)."""
+    rows: list[tuple[str, int, int, int | str]] = [
+        (f"sklearn:{k}", *_SKLEARN_SHAPES[k]) for k in SKLEARN_DATASETS
+    ]
     for name, path in sorted(_keel_files().items()):
         rows.append((f"keel:{name}", *_raw_shape(path)))
     return rows

@@ -13,7 +13,8 @@ def register(sub: Any) -> None:
     parser = sub.add_parser(
         "datasets",
         help="list the bundled datasets (name, samples, features, classes)",
-        description="List the bundled datasets: name, samples, features, classes.",
+        description="List the bundled datasets: name, samples, features, classes "
+        "('regression' for a continuous target).",
     )
     parser.add_argument(
         "word", nargs="?", default=None, help="show only names containing WORD (any case)"
@@ -30,8 +31,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"no dataset name contains {args.word!r}")
         return 1
     width = max(len(r[0]) for r in rows)
-    print(f"{'name':<{width}}  {'samples':>7}  {'features':>8}  {'classes':>7}")
+    print(f"{'name':<{width}}  {'samples':>7}  {'features':>8}  {'classes':>10}")
     for name, n, d, k in rows:
-        print(f"{name:<{width}}  {n:>7}  {d:>8}  {k:>7}")
+        print(f"{name:<{width}}  {n:>7}  {d:>8}  {k:>10}")
     print(f"{len(rows)} datasets; use them as --dataset NAME")
     return 0

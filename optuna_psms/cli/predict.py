@@ -18,8 +18,9 @@ def register(sub: Any) -> None:
         help="apply a saved model to a CSV file or dataset, write predictions as CSV",
         description=(
             "Apply a model saved by 'optuna-psms select' and write one CSV row per input "
-            "row: the predicted label (as in the training data) and, with --proba, one "
-            "probability column per class. The model file is loaded with joblib (pickle): "
+            "row: the predicted label (as in the training data) or, for a regression, the "
+            "predicted value; with --proba (classifiers), one probability column per "
+            "class. The model file is loaded with joblib (pickle): "
             "only load files you trust."
         ),
     )
@@ -37,7 +38,9 @@ def register(sub: Any) -> None:
         "--output", metavar="FILE", default=None, help="CSV file to write (default: stdout)"
     )
     parser.add_argument(
-        "--proba", action="store_true", help="add a column proba_<class> per class"
+        "--proba",
+        action="store_true",
+        help="add a column proba_<class> per class (classification models only)",
     )
     parser.set_defaults(run=run)
 
@@ -66,6 +69,11 @@ def run(args: argparse.Namespace) -> int:
     from optuna_psms.cli._data import read_csv
 
     model = _load_model(args.model)
+    if args.proba and not hasattr(model, "predict_proba"):
+        raise UserError(
+            f"--proba: {args.model} holds a regression model (it predicts numbers, "
+            f"not class probabilities); leave --proba out"
+        )
     X: Any
     if args.csv is not None:
         X = read_csv(args.csv)

@@ -1,6 +1,8 @@
 """``optuna-psms select``: search a full model, report honest scores, save it.
 
-The rows are split once into search rows and held-out rows (stratified, ``--test-size``);
+The task is ``--task`` (``auto``: regression for a continuous numeric target, see
+:func:`optuna_psms.fms.target_task`). The rows are split once into search rows and held-out
+rows (``--test-size``; stratified for classification, shuffled for regression);
 the study sees only the search rows. The chosen pipeline's CV loss (on the search rows) and
 its loss on the held-out rows are printed, then it is refitted on all rows and saved.
 
@@ -8,7 +10,7 @@ A ``--study-name`` that exists in ``--storage`` is joined: N processes started w
 storage and study name are N workers of one study (one population for the population
 samplers). Each runs its ``--n-trials``; the one that finishes while no other trial is
 running (the last one) saves the model, and so does any worker given ``--output``. The
-settings that define the search (data, split, space, CV, metric, sampler, seed) are stored
+settings that define the search (data, task, split, space, CV, metric, sampler, seed) are stored
 in the study, and a worker whose settings differ is refused with the reason.
 """
 
@@ -25,11 +27,18 @@ from typing import Any
 from optuna_psms.cli._common import CLASSIFIER_NAMES
 from optuna_psms.cli._common import comma_list
 from optuna_psms.cli._common import METRIC_NAMES
+from optuna_psms.cli._common import REGRESSION_METRIC_NAMES
+from optuna_psms.cli._common import REGRESSION_SELECTOR_NAMES
+from optuna_psms.cli._common import REGRESSOR_NAMES
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import SAMPLER_NAMES
 from optuna_psms.cli._common import save_model
 from optuna_psms.cli._common import SELECTOR_NAMES
+from optuna_psms.cli._common import TASK_NAMES
 from optuna_psms.cli._common import UserError
+from optuna_psms.cli._holdout import holdout_loss
+from optuna_psms.cli._holdout import loss_label
+from optuna_psms.cli._holdout import split as _split
 
 
 DEFAULT_STORAGE = "sqlite:///psms.db"
@@ -40,10 +49,19 @@ SETTINGS_KEY = "psms:cli"
 _EPILOG = f"""\
 names:
   samplers:    {", ".join(SAMPLER_NAMES)}
-  classifiers: {", ".join(CLASSIFIER_NAMES)}
-  selectors:   {", ".join(SELECTOR_NAMES)}
-  metrics:     {", ".join(METRIC_NAMES)}, or a scikit-learn scorer name
-               (higher-is-better scorers are negated)
+  classification (--task classification):
+    classifiers: {", ".join(CLASSIFIER_NAMES)}
+    selectors:   {", ".join(SELECTOR_NAMES)}
+    metrics:     {", ".join(METRIC_NAMES)} (default: ber)
+  regression (--task regression):
+    regressors:  {", ".join(REGRESSOR_NAMES)}
+    selectors:   {", ".join(REGRESSION_SELECTOR_NAMES)}
+    metrics:     {", ".join(REGRESSION_METRIC_NAMES)} (default: rmse; r2 minimises 1-R^2)
+  metrics may also be a scikit-learn scorer name (higher-is-better scorers are negated)
+
+task (--task auto, the default): regression when the target is numeric (not boolean) and
+has a non-integer value, or more than 20 distinct values with under 5 rows per value on
+average; classification otherwise.
 
 storages (--storage URL):
   sqlite:///FILE.db                 SQLite file (default: {DEFAULT_STORAGE})
@@ -62,9 +80,10 @@ def register(sub: Any) -> None:
     """Add the ``select`` subcommand to the subparsers ``sub``."""
     sel = sub.add_parser(
         "select",
-        help="search preprocessing + feature selection + classifier for a dataset",
+        help="search preprocessing + feature selection + classifier/regressor for a dataset",
         description=(
-            "Search a full model (preprocessing, feature selection, classifier and their "
+            "Search a full model (preprocessing, feature selection, classifier or regressor "
+            "and their "
             "hyperparameters) by cross-validation on the search rows, print the chosen "
             "pipeline's CV loss and its loss on held-out rows the search never saw, and "
             "save it refitted on all rows."
@@ -90,9 +109,20 @@ def register(sub: Any) -> None:
         default=0.25,
         metavar="F",
         help="fraction of rows held out from the search to score the chosen model "
-        "(stratified; default: 0.25; 0: no hold-out)",
+        "(stratified for classification, shuffled for regression; default: 0.25; "
+        "0: no hold-out)",
     )
-    sel.add_argument("--metric", default="ber", help="loss to minimise (default: ber)")
+    sel.add_argument(
+        "--task",
+        default="auto",
+        choices=TASK_NAMES,
+        help="classification or regression (default: auto, from the target; see below)",
+    )
+    sel.add_argument(
+        "--metric",
+        default=None,
+        help="loss to minimise (default: ber for classification, rmse for regression)",
+    )
     sel.add_argument(
         "--subsample",
         type=float,
@@ -100,7 +130,14 @@ def register(sub: Any) -> None:
         metavar="F",
         help="fraction of the search rows per trial (default: 1)",
     )
-    sel.add_argument("--classifiers", default=None, metavar="A,B", help="restrict the classifiers")
+    sel.add_argument(
+        "--classifiers",
+        "--regressors",
+        dest="classifiers",
+        default=None,
+        metavar="A,B",
+        help="restrict the classifiers (the regressors for a regression)",
+    )
     sel.add_argument(
         "--selectors", default=None, metavar="A,B", help="restrict the feature selectors"
     )
@@ -174,13 +211,15 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any, str]:
     return X, y, args.dataset
 
 
-def _classifiers(args: argparse.Namespace) -> list[str]:
+def _classifiers(args: argparse.Namespace, task: str) -> list[str]:
     from optuna_psms._extras import missing
 
     names = comma_list(args.classifiers)
     no_xgboost = bool(missing("xgboost"))
+    pool = REGRESSOR_NAMES if task == "regression" else CLASSIFIER_NAMES
+    kind = "regressor" if task == "regression" else "classifier"
     if names is None:
-        names = [c for c in CLASSIFIER_NAMES if not (no_xgboost and c == "xgboost")]
+        names = [c for c in pool if not (no_xgboost and c == "xgboost")]
         if no_xgboost:
             print(
                 "note: xgboost is not installed, the search leaves it out "
@@ -189,32 +228,9 @@ def _classifiers(args: argparse.Namespace) -> list[str]:
             )
     elif "xgboost" in names and no_xgboost:
         raise UserError(
-            "classifier 'xgboost' needs the 'xgboost' extra: pip install 'optuna-psms[xgboost]'"
+            f"{kind} 'xgboost' needs the 'xgboost' extra: pip install 'optuna-psms[xgboost]'"
         )
     return names
-
-
-def _split(X: Any, y: Any, test_size: float, seed: int) -> tuple[Any, Any, Any, Any]:
-    """Stratified split into (search X, search y, held-out X, held-out y)."""
-    import numpy as np
-    import pandas as pd
-    from sklearn.model_selection import train_test_split
-
-    # Stratify on codes: labels of mixed types cannot be sorted by numpy.
-    codes = pd.factorize(pd.Series(np.asarray(y, dtype=object)))[0]
-    rows = np.arange(len(codes))
-    try:
-        search, held = train_test_split(
-            rows, test_size=test_size, stratify=codes, random_state=seed
-        )
-    except ValueError as exc:
-        raise UserError(f"--test-size {test_size}: cannot split the rows ({exc})") from None
-
-    def take(data: Any, idx: Any) -> Any:
-        return data.iloc[idx] if isinstance(data, pd.DataFrame) else np.asarray(data)[idx]
-
-    search, held = np.sort(search), np.sort(held)
-    return take(X, search), np.asarray(y)[search], take(X, held), np.asarray(y)[held]
 
 
 def _open_storage(url: str) -> Any:
@@ -236,6 +252,7 @@ def _open_storage(url: str) -> Any:
 
 _EXPLAIN = {
     "data": "its data differ (another file, rows, columns or labels)",
+    "task": "it is a {old} (--task {old})",
     "test_size": "it holds out another fraction (--test-size {old})",
     "cv": "it uses --cv {old}",
     "metric": "it minimises --metric {old}",
@@ -281,6 +298,7 @@ def _join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
         stored = optuna.load_study(study_name=name, storage=storage).user_attrs[SETTINGS_KEY]
     if not isinstance(stored, dict):
         raise UserError(f"study {name!r} has unreadable settings; choose another --study-name")
+    stored = {"task": "classification", **stored}  # studies made before --task existed
     wanted = dict(settings)
     for key in ("sampler", "seed"):
         if wanted[key] is None:
@@ -297,16 +315,26 @@ def _join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def _selector(settings: dict[str, Any], seed: int, **kwargs: Any) -> Any:
+    """A :class:`FullModelSelector`, or a :class:`FullModelRegressor` for a regression."""
+    from optuna_psms.fms import FullModelRegressor
     from optuna_psms.fms import FullModelSelector
     from optuna_psms.fms import FullModelSpace
+    from optuna_psms.fms import RegressionSpace
 
+    regression = settings["task"] == "regression"
     try:
-        space = FullModelSpace(
-            classifiers=settings["classifiers"], selectors=settings["selectors"]
-        )
+        if regression:
+            space: Any = RegressionSpace(
+                regressors=settings["classifiers"], selectors=settings["selectors"]
+            )
+        else:
+            space = FullModelSpace(
+                classifiers=settings["classifiers"], selectors=settings["selectors"]
+            )
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    return FullModelSelector(
+    estimator = FullModelRegressor if regression else FullModelSelector
+    return estimator(
         space=space,
         cv=settings["cv"],
         metric=settings["metric"],
@@ -317,7 +345,7 @@ def _selector(settings: dict[str, Any], seed: int, **kwargs: Any) -> Any:
 
 
 def _refit(settings: dict[str, Any], params: dict[str, Any], X: Any, y: Any) -> Any:
-    """A :class:`FullModelSelector` fitted on ``(X, y)`` with the pipeline of ``params``.
+    """The estimator of :func:`_selector` fitted on ``(X, y)`` with the pipeline of ``params``.
 
     It runs one enqueued trial in memory (the public way to fix every parameter), so the
     saved model is the package's own estimator, with its column checks and labels.
@@ -343,35 +371,6 @@ def _refit(settings: dict[str, Any], params: dict[str, Any], X: Any, y: Any) -> 
     return model
 
 
-def holdout_loss(metric: str, model: Any, X: Any, y: Any) -> tuple[str, float]:
-    """``(name, loss)`` of a fitted model on held-out rows, with the study's metric.
-
-    ``pi_svm`` needs support-vector counts of a CV fit; on held-out rows its error part,
-    the balanced error rate, is reported instead (and named so).
-    """
-    import numpy as np
-
-    from optuna_psms.fms.metrics import balanced_error_rate
-
-    if metric in ("ber", "pi_svm"):
-        return "ber", balanced_error_rate(y, model.predict(X))
-    if metric == "error":
-        return "error", float(np.mean(np.asarray(model.predict(X)) != np.asarray(y)))
-    if metric == "auc":
-        from sklearn.metrics import roc_auc_score
-
-        proba = np.asarray(model.predict_proba(X))
-        classes = list(model.classes_)
-        codes = np.array([classes.index(v) for v in y])
-        if len(classes) == 2:
-            return "auc", float(1.0 - roc_auc_score(codes, proba[:, 1]))
-        labels = np.arange(len(classes))
-        return "auc", float(1.0 - roc_auc_score(codes, proba, multi_class="ovr", labels=labels))
-    from sklearn.metrics import get_scorer
-
-    return metric, -float(get_scorer(metric)(model, X, y))
-
-
 # ----------------------------------------------------------------------------- the command
 def run(args: argparse.Namespace) -> int:
     """Run (or join) the search, report, refit and save."""
@@ -390,18 +389,36 @@ def run(args: argparse.Namespace) -> int:
         )
     X, y, label = _load(args)
     from optuna_psms.fms.metrics import check_metric
+    from optuna_psms.fms.target import check_not_continuous
+    from optuna_psms.fms.target import resolve_task
 
     try:
-        check_metric(args.metric)
+        task = resolve_task(args.task, y)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    try:
+        metric = check_metric(args.metric, task)
+    except ValueError as exc:
+        chosen = f" (--task auto chose {task} for this target)" if args.task == "auto" else ""
+        raise UserError(f"{str(exc).rstrip('.')}{chosen}") from None
+    if task == "classification":
+        try:
+            check_not_continuous(y, max(int(args.cv), 2))
+        except ValueError as exc:
+            # The estimator's message names the Python class; on the command line the way
+            # out is the --task option.
+            head = str(exc).split(": for regression", 1)[0]
+            raise UserError(
+                f"the target {head.removeprefix('y ')}: use --task regression"
+            ) from None
     settings: dict[str, Any] = {
         "data": _fingerprint(X, y),
+        "task": task,
         "test_size": float(args.test_size),
         "cv": int(args.cv),
-        "metric": args.metric,
+        "metric": metric,
         "subsample": float(args.subsample),
-        "classifiers": _classifiers(args),
+        "classifiers": _classifiers(args, task),
         "selectors": comma_list(args.selectors),
         "sampler": args.sampler.lower() if args.sampler else None,
         "seed": args.seed,
@@ -412,7 +429,9 @@ def run(args: argparse.Namespace) -> int:
     settings = _join(storage, study_name, settings)
     seed = int(settings["seed"])
     if settings["test_size"] > 0:
-        X_search, y_search, X_held, y_held = _split(X, y, settings["test_size"], seed)
+        X_search, y_search, X_held, y_held = _split(
+            X, y, settings["test_size"], seed, settings["task"]
+        )
     else:
         X_search, y_search, X_held, y_held = X, y, None, None
     from optuna_psms.fms import make_sampler
@@ -434,8 +453,10 @@ def run(args: argparse.Namespace) -> int:
     shown = hide_password(args.storage)
     held_note = f", {len(y_held)} held out" if y_held is not None else ", no hold-out"
     print(
-        f"Full model selection on {label}: {len(y_search)} search rows{held_note}; "
-        f"sampler {settings['sampler']}, {settings['cv']}-fold CV {settings['metric']}, "
+        f"Full model selection ({settings['task']}) on {label}: "
+        f"{len(y_search)} search rows{held_note}; "
+        f"sampler {settings['sampler']}, {settings['cv']}-fold CV "
+        f"{loss_label(settings['metric'])}, "
         f"seed {seed}; study '{study_name}' in {shown}"
     )
     interrupted = False
@@ -474,7 +495,7 @@ def run(args: argparse.Namespace) -> int:
     described = best.user_attrs.get("fms:pipeline", best.params)
     print(f"Best pipeline (trial {best.number}): {described}")
     print(
-        f"CV {settings['metric']} on search data ({settings['cv']}-fold): "
+        f"CV {loss_label(settings['metric'])} on search data ({settings['cv']}-fold): "
         f"{study.best_value:.4f}  [{n_done} complete, {n_fail} failed in the study]"
     )
     save_to = args.output
@@ -489,7 +510,14 @@ def run(args: argparse.Namespace) -> int:
             # Interrupted, or another worker found a better pipeline since this fit ended.
             model = _refit(settings, best.params, X_search, y_search)
         name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
-        print(f"held-out {name} ({len(y_held)} rows the search never saw): {loss:.4f}")
+        baseline = ""
+        if settings["task"] == "regression":
+            from sklearn.dummy import DummyRegressor
+
+            mean = DummyRegressor().fit(X_search, y_search)
+            _, base = holdout_loss(settings["metric"], mean, X_held, y_held)
+            baseline = f"  (predicting the search rows' mean: {base:.4f})"
+        print(f"held-out {name} ({len(y_held)} rows the search never saw): {loss:.4f}{baseline}")
     else:
         print("held-out: none (--test-size 0), so no estimate free of the selection")
     final = _refit(settings, best.params, X, y)
