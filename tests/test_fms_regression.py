@@ -369,7 +369,7 @@ def test_cli_auto_rule_and_diabetes_dataset(capsys: Any) -> None:
 def test_cli_name_lists_mirror_the_regression_registries() -> None:
     from optuna_psms.cli import _common
     from optuna_psms.fms.metrics import REGRESSION_METRICS
-    from optuna_psms.fms.regression import TASKS
+    from optuna_psms.fms.target import TASKS
 
     assert _common.REGRESSOR_NAMES == tuple(REGRESSORS)
     assert _common.REGRESSION_SELECTOR_NAMES == ("none", *REGRESSION_SELECTORS)
