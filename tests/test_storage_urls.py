@@ -217,3 +217,40 @@ def test_dashboard_argument() -> None:
     assert storages.dashboard_argument("redis://h:1/0") == "redis://h:1/0"
     assert storages.dashboard_argument("mysql://u:pw@h/d").startswith("mysql+")
     assert "pw" not in storages.dashboard_argument("mysql://u:pw@h/d")
+
+
+@pytest.mark.services
+@pytest.mark.parametrize("kind", ["journal", "postgresql", "mysql", "redis"])
+def test_full_model_regressor_takes_every_url(kind: str, tmp_path: Any) -> None:
+    """The regressor stores its study through the same URLs as the classifier."""
+    from sklearn.datasets import load_diabetes
+
+    from optuna_psms.fms import FullModelRegressor
+    from optuna_psms.fms import RegressionSpace
+
+    urls = {"journal": f"journal:///{tmp_path}/reg.log", "postgresql": PG, "mysql": MYSQL}
+    urls["redis"] = REDIS
+    ports = {"postgresql": ("PostgreSQL", 5432), "mysql": ("MariaDB", 3306)}
+    ports["redis"] = ("Redis", 6379)
+    if kind in ports:
+        require_service(ports[kind][0], "127.0.0.1", ports[kind][1])
+    url = urls[kind]
+    name = f"fms-reg-url-{uuid.uuid4().hex[:10]}"
+    X, y = load_diabetes(return_X_y=True)
+    model = FullModelRegressor(
+        space=RegressionSpace(regressors=["linear"], selectors=[]),
+        sampler="random",
+        n_trials=2,
+        cv=2,
+        storage=url,
+        study_name=name,
+        random_state=0,
+    )
+    try:
+        model.fit(X, y)
+        stored = optuna.load_study(study_name=name, storage=open_storage(url))
+        assert len(stored.trials) == 2
+        assert model.best_loss_ == pytest.approx(stored.best_value)
+        assert model.predict(X[:4]).shape == (4,)
+    finally:
+        optuna.delete_study(study_name=name, storage=open_storage(url))
