@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 from typing import Literal
 
 from optuna_psms._adapter import PopulationSampler
 from optuna_psms.core.base import Dim
+from optuna_psms.core.dynamic_random import DynamicRandomSettings
 from optuna_psms.core.dynamic_random import DynamicRandomStrategy
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+from optuna_psms.core.settings import integer
+from optuna_psms.core.settings import optional_integer
 
 
 #: With a budget, a run is this many batches of ``ceil(budget / BUDGET_BATCHES)`` trials.
@@ -107,6 +105,7 @@ class DynamicRandomSampler(PopulationSampler):
     """
 
     algorithm = "drs"
+    _settings: DynamicRandomSettings
 
     def __init__(
         self,
@@ -121,35 +120,24 @@ class DynamicRandomSampler(PopulationSampler):
         seed: int | None = None,
         record_user_attrs: bool = True,
     ) -> None:
-        if budget is not None and (not _is_int(budget) or budget < 2):
-            raise ValueError(f"budget must be an integer >= 2 or None, got {budget!r}.")
+        budget = optional_integer("budget", budget, 2)
         if budget is not None and n_batches != "auto":
             raise ValueError("give either budget or n_batches, not both.")
         if batch_size is None:
-            batch_size = 40 if budget is None else max(2, math.ceil(budget / BUDGET_BATCHES))
-        if not _is_int(batch_size) or batch_size < 2:
-            raise ValueError(f"batch_size must be an integer >= 2, got {batch_size!r}.")
-        if n_batches == "auto":
-            n_batches = 5 if budget is None else max(1, math.ceil(budget / batch_size))
-        if n_batches is not None and (not _is_int(n_batches) or n_batches < 1):
-            raise ValueError(f"n_batches must be a positive integer or None, got {n_batches!r}.")
-        if not isinstance(top_fraction, (int, float)) or not 0.0 < top_fraction <= 1.0:
-            raise ValueError(f"top_fraction must be in (0, 1], got {top_fraction!r}.")
-        if not isinstance(muting_threshold, (int, float)) or not 0.0 <= muting_threshold <= 1.0:
-            raise ValueError(f"muting_threshold must be in [0, 1], got {muting_threshold!r}.")
-        if not isinstance(convergence_threshold, (int, float)) or not convergence_threshold >= 0:
-            raise ValueError(
-                "convergence_threshold must be a non-negative number, "
-                f"got {convergence_threshold!r}."
+            batch_size = (
+                DynamicRandomSettings.batch_size
+                if budget is None
+                else max(2, math.ceil(budget / BUDGET_BATCHES))
             )
-        super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
-        self._params: dict[str, Any] = dict(
-            batch_size=batch_size,
-            n_batches=n_batches,
-            top_fraction=float(top_fraction),
-            muting_threshold=float(muting_threshold),
-            convergence_threshold=float(convergence_threshold),
+        if n_batches == "auto":
+            if budget is None:
+                n_batches = DynamicRandomSettings.n_batches
+            else:
+                n_batches = max(1, math.ceil(budget / integer("batch_size", batch_size, 2)))
+        self._settings = DynamicRandomSettings(
+            batch_size, n_batches, top_fraction, muting_threshold, convergence_threshold
         )
+        super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> DynamicRandomStrategy:
-        return DynamicRandomStrategy(len(dims), run_start, dims=dims, **self._params)
+        return DynamicRandomStrategy(len(dims), run_start, settings=self._settings, dims=dims)

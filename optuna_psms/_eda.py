@@ -8,8 +8,13 @@ from typing import Literal
 
 from optuna_psms._adapter import PopulationSampler
 from optuna_psms.core.base import Dim
+from optuna_psms.core.eda import BUMDASettings
 from optuna_psms.core.eda import BUMDAStrategy
+from optuna_psms.core.eda import EDASettings
+from optuna_psms.core.eda import UMDASettings
 from optuna_psms.core.eda import UMDAStrategy
+from optuna_psms.core.settings import integer
+from optuna_psms.core.settings import optional_integer
 
 
 #: With a budget and no ``population_size``, the population is
@@ -19,42 +24,27 @@ BUDGET_GENERATIONS = 10
 BUDGET_MIN_POPULATION = 10
 
 
-def _layout(population_size: Any, n_generations: Any, budget: Any) -> tuple[int, int | None]:
-    """``(population_size, n_generations)`` from the arguments: the paper's or the budget's."""
-    if budget is not None and (
-        not isinstance(budget, int) or isinstance(budget, bool) or budget < 2
-    ):
-        raise ValueError(f"budget must be an integer >= 2 or None, got {budget!r}.")
+def _layout(population_size: Any, n_generations: Any, budget: Any) -> tuple[Any, Any]:
+    """``(population_size, n_generations)`` from the arguments: the paper's or the budget's.
+
+    The settings dataclass validates both; only ``budget`` is checked here.
+    """
+    budget = optional_integer("budget", budget, 2)
     if budget is not None and n_generations != "auto":
         raise ValueError("give either budget or n_generations, not both.")
     if population_size is None:
         population_size = (
-            50
+            EDASettings.population_size
             if budget is None
             else min(50, max(BUDGET_MIN_POPULATION, budget // BUDGET_GENERATIONS))
         )
-    if (
-        not isinstance(population_size, int)
-        or isinstance(population_size, bool)
-        or population_size < 2
-    ):
-        raise ValueError(f"population_size must be an integer >= 2, got {population_size!r}.")
     if n_generations == "auto":
-        n_generations = 20 if budget is None else max(1, math.ceil(budget / population_size))
+        if budget is None:
+            n_generations = EDASettings.n_generations
+        else:
+            size = integer("population_size", population_size, 2)
+            n_generations = max(1, math.ceil(budget / size))
     return population_size, n_generations
-
-
-def _check_common(population_size: Any, n_generations: Any, convergence_threshold: Any) -> None:
-    if n_generations is not None and (
-        not isinstance(n_generations, int) or isinstance(n_generations, bool) or n_generations < 1
-    ):
-        raise ValueError(
-            f"n_generations must be a positive integer or None, got {n_generations!r}."
-        )
-    if not isinstance(convergence_threshold, (int, float)) or not convergence_threshold >= 0:
-        raise ValueError(
-            f"convergence_threshold must be a non-negative number, got {convergence_threshold!r}."
-        )
 
 
 class UMDASampler(PopulationSampler):
@@ -121,14 +111,15 @@ class UMDASampler(PopulationSampler):
 
 
             def objective(trial):
-                x = trial.suggest_float("x", -5, 5)
-                y = trial.suggest_int("y", -5, 5)
-                return x**2 + y**2
+                kernel = trial.suggest_categorical("kernel", ["linear", "rbf"])
+                c = trial.suggest_float("c", 1e-3, 1e3, log=True)
+                return abs(c - 10.0) / 10.0 + (kernel != "rbf")
 
 
-            study = optuna.create_study(sampler=UMDASampler(population_size=20, seed=0))
+            # A budget of 200 trials: 10 generations of 20 (see "Budget").
+            study = optuna.create_study(sampler=UMDASampler(budget=200, seed=0))
             study.optimize(objective, n_trials=200)
-            assert study.best_value < 0.5
+            assert study.best_params["kernel"] == "rbf" and study.best_value < 0.1
 
     Args:
         population_size: Trials per generation (paper: 50; with a budget, see above).
@@ -145,6 +136,7 @@ class UMDASampler(PopulationSampler):
     """
 
     algorithm = "umda"
+    _settings: UMDASettings
 
     def __init__(
         self,
@@ -158,20 +150,12 @@ class UMDASampler(PopulationSampler):
         seed: int | None = None,
         record_user_attrs: bool = True,
     ) -> None:
-        population_size, n_generations = _layout(population_size, n_generations, budget)
-        _check_common(population_size, n_generations, convergence_threshold)
-        if not isinstance(top_fraction, (int, float)) or not 0.0 < top_fraction <= 1.0:
-            raise ValueError(f"top_fraction must be in (0, 1], got {top_fraction!r}.")
+        size, generations = _layout(population_size, n_generations, budget)
+        self._settings = UMDASettings(size, generations, convergence_threshold, top_fraction)
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
-        self._params: dict[str, Any] = dict(
-            population_size=population_size,
-            n_generations=n_generations,
-            convergence_threshold=float(convergence_threshold),
-            top_fraction=float(top_fraction),
-        )
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> UMDAStrategy:
-        return UMDAStrategy(len(dims), run_start, dims=dims, **self._params)
+        return UMDAStrategy(len(dims), run_start, settings=self._settings, dims=dims)
 
 
 class BUMDASampler(PopulationSampler):
@@ -195,47 +179,14 @@ class BUMDASampler(PopulationSampler):
     selection pressure) when it does not; it always holds the elite. When too few trials
     of generation ``g - 1`` have finished, the previous model and threshold are kept.
 
-    **Trial assignment.** Trial ``n`` (counted from the start of the run) is sample
-    ``n % population_size`` of generation ``n // population_size``, whatever the number of
-    workers: every (generation, sample) slot is exactly one trial. Generation 0 is uniform in
-    the unit box (every parameter one coordinate, categorical choices included, as in PSMS);
-    generation ``g`` samples each coordinate from a Gaussian truncated to the box (draws
-    outside are redrawn) whose parameters were fitted from generation ``g - 1``.
-
-    **Concurrency.** Generation ``g``'s model is fitted from the trials of generation ``g - 1``
-    finished at the time a trial of generation ``g`` is asked, provided at least half of
-    generation ``g - 1`` (``ceil(population_size / 2)`` trials) has finished and at least two
-    of those succeeded; otherwise generation ``g`` samples generation ``g - 1``'s model again.
-    With ``k`` workers the last ``k - 1`` trials of a generation are typically still running
-    when the next one starts, so its first trials use a model fitted from the others, and the
-    model is refitted once they finish. The state is a function of the set of finished trials:
-    a process that reads the study later refits the same models from the same trials. Each
-    trial stores ``fit_gen`` (the generation its model was fitted from, ``-1``: uniform) and
-    ``fit_n`` (how many of that generation's trials had finished).
-
-    **Convergence and restarts.** The *spread* of a generation is the largest, over
-    coordinates, unbiased standard deviation of its top 25% (at least two trials) in unit
-    coordinates; a discrete coordinate whose top trials all decode to one value counts 0.
-    A run has converged when the spread of its latest complete generation is below
-    ``convergence_threshold`` (0.01, the paper's early-stopping rule; in the paper the
-    hyper-parameters spanned 7 to 10 log2 units, so 0.01 in unit coordinates is about its
-    variance threshold of 0.01) or when it has sampled its ``n_generations`` generations.
-    ``on_converged="restart"`` then starts a fresh run (uniform generation 0) at the next
-    trial; ``"stop"`` stops ``study.optimize`` (an ask-and-tell user keeps receiving
-    samples from the converged model). The trial that detects convergence carries
-    ``psms:converged_run``, ``psms:run_trials`` and ``psms:pfc`` (trials used divided by
-    ``population_size * n_generations``: the PFC of Rojas-Domínguez et al.).
-
-    **Budget.** ``budget`` is the number of trials the study is expected to run. ``None``
-    keeps the paper's 20 generations of 50. With a budget, one run spans it:
-    ``population_size = clip(budget // 10, 10, 50)`` (unless given) and
-    ``n_generations = ceil(budget / population_size)``; nothing else changes. Passing both
-    ``budget`` and ``n_generations`` is an error.
-
-    **Failures.** Failed, pruned, NaN and infinite trials are the worst solutions: never
-    selected, but they count towards a generation's size. Trials added with ``add_trial``
-    (or by another sampler) join the generation their trial number falls in; enqueued
-    trials keep their slot with the enqueued values.
+    **Trial assignment, concurrency, convergence and restarts, budget and failures** are
+    those of :class:`UMDASampler`, BUMDA's model taking the place of UMDA's: trial ``n`` of a
+    run is sample ``n % population_size`` of generation ``n // population_size``; generation
+    ``g`` samples truncated Gaussians fitted from the finished trials of generation
+    ``g - 1`` (once half of them finished and two succeeded); a run ends when the spread of
+    its top 25% falls under ``convergence_threshold`` or after ``n_generations``; a budget
+    sets ``population_size = clip(budget // 10, 10, 50)`` and the generations that fill it;
+    failed, pruned and non-finite trials are the worst solutions.
 
     Storage, reproducibility, conditional and new parameters follow
     :class:`~optuna_psms.PopulationSampler`. Each trial carries the user attrs
@@ -248,16 +199,14 @@ class BUMDASampler(PopulationSampler):
             import optuna
             from optuna_psms import BUMDASampler
 
-
-            def objective(trial):
-                x = trial.suggest_float("x", -5, 5)
-                y = trial.suggest_int("y", -5, 5)
-                return x**2 + y**2
-
-
-            study = optuna.create_study(sampler=BUMDASampler(population_size=20, seed=0))
-            study.optimize(objective, n_trials=200)
-            assert study.best_value < 0.5
+            # Ask-and-tell, maximising; after convergence the converged model keeps sampling.
+            sampler = BUMDASampler(population_size=20, on_converged="stop", seed=0)
+            study = optuna.create_study(direction="maximize", sampler=sampler)
+            for _ in range(300):
+                trial = study.ask()
+                x, y = trial.suggest_float("x", 0, 2), trial.suggest_float("y", 0, 2)
+                study.tell(trial, -((x - 1) ** 2) - (y - 1) ** 2)
+            assert study.best_value > -1e-3
 
     Args:
         population_size: Trials per generation (paper: 50; with a budget, see above).
@@ -272,6 +221,7 @@ class BUMDASampler(PopulationSampler):
     """
 
     algorithm = "bumda"
+    _settings: BUMDASettings
 
     def __init__(
         self,
@@ -284,14 +234,9 @@ class BUMDASampler(PopulationSampler):
         seed: int | None = None,
         record_user_attrs: bool = True,
     ) -> None:
-        population_size, n_generations = _layout(population_size, n_generations, budget)
-        _check_common(population_size, n_generations, convergence_threshold)
+        size, generations = _layout(population_size, n_generations, budget)
+        self._settings = BUMDASettings(size, generations, convergence_threshold)
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
-        self._params: dict[str, Any] = dict(
-            population_size=population_size,
-            n_generations=n_generations,
-            convergence_threshold=float(convergence_threshold),
-        )
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> BUMDAStrategy:
-        return BUMDAStrategy(len(dims), run_start, dims=dims, **self._params)
+        return BUMDAStrategy(len(dims), run_start, settings=self._settings, dims=dims)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import warnings
 
 from optuna_psms._adapter import PopulationSampler
@@ -10,7 +10,8 @@ from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Strategy
 from optuna_psms.core.grid import AFGSStrategy
 from optuna_psms.core.grid import DFGSStrategy
-from optuna_psms.core.grid import MODES
+from optuna_psms.core.grid import GridSettings
+from optuna_psms.core.settings import optional_integer
 
 
 #: DFGS warns once when one level needs more evaluations than this (``M >= 5``).
@@ -119,6 +120,8 @@ class FocusedGridSampler(PopulationSampler):
             ``points_per_level`` (AFGS) with a budget is an error.
     """
 
+    _settings: GridSettings
+
     def __init__(
         self,
         *,
@@ -132,52 +135,33 @@ class FocusedGridSampler(PopulationSampler):
         on_converged: str = "restart",
         budget: int | None = None,
     ) -> None:
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {mode!r}.")
-        if budget is not None and (not _is_int(budget) or budget < 1):
-            raise ValueError(f"budget must be a positive integer or None, got {budget!r}.")
+        budget = optional_integer("budget", budget, 1)
         if budget is not None and depth is not None and mode == "deterministic":
             raise ValueError("give either budget or depth to DFGS, not both.")
         if budget is not None and points_per_level is not None and mode == "annealed":
             raise ValueError("give either budget or points_per_level to AFGS, not both.")
         self._budget = budget
-        if depth is None:
-            depth = 10
-        if not _is_int(depth) or not 2 <= depth <= 40:
-            raise ValueError(f"depth must be an integer in [2, 40], got {depth!r}.")
-        if points_per_level is not None and (
-            not _is_int(points_per_level) or points_per_level < 2
-        ):
-            raise ValueError(
-                f"points_per_level must be an integer >= 2 or None, got {points_per_level!r}."
-            )
-        if (
-            isinstance(initial_temperature, bool)
-            or not isinstance(initial_temperature, (int, float))
-            or not math.isfinite(initial_temperature)
-            or initial_temperature <= 0
-        ):
-            raise ValueError(
-                f"initial_temperature must be a positive number, got {initial_temperature!r}."
-            )
-        if stuck is not None and (not _is_int(stuck) or stuck < 1):
-            raise ValueError(f"stuck must be a positive integer or None, got {stuck!r}.")
+        self._settings = GridSettings(
+            mode,
+            GridSettings.depth if depth is None else depth,
+            points_per_level,
+            initial_temperature,
+            stuck,
+        )
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
-        self._mode = mode
         # Records of the two modes are not interchangeable.
         self.algorithm = "dfgs" if mode == "deterministic" else "afgs"
-        self._depth = int(depth)
-        self._points_per_level = points_per_level
-        self._initial_temperature = float(initial_temperature)
-        self._stuck = stuck
         self._warned = False
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy:
-        depth, points = self._depth, self._points_per_level
+        settings = self._settings
         if self._budget is not None:
-            depth, points = budget_layout(self._mode, len(dims), self._budget, depth, points)
-        if self._mode == "deterministic":
-            strategy = DFGSStrategy(len(dims), run_start, depth=depth, dims=dims)
+            depth, points = budget_layout(
+                settings.mode, len(dims), self._budget, settings.depth, settings.points_per_level
+            )
+            settings = dataclasses.replace(settings, depth=depth, points_per_level=points)
+        if settings.mode == "deterministic":
+            strategy = DFGSStrategy(len(dims), run_start, settings=settings, dims=dims)
             if strategy.level_size > DFGS_WARN_POINTS and not self._warned:
                 self._warned = True
                 warnings.warn(
@@ -189,15 +173,7 @@ class FocusedGridSampler(PopulationSampler):
                     stacklevel=2,
                 )
             return strategy
-        return AFGSStrategy(
-            len(dims),
-            run_start,
-            depth=depth,
-            points_per_level=points,
-            initial_temperature=self._initial_temperature,
-            stuck=self._stuck,
-            dims=dims,
-        )
+        return AFGSStrategy(len(dims), run_start, settings=settings, dims=dims)
 
 
 def budget_layout(
@@ -215,7 +191,3 @@ def budget_layout(
         return min(40, max(2, 1 + budget // per_level)), points_per_level
     cap = 3**m if m <= 30 else budget
     return depth, min(cap, max(2, budget // depth))
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 from optuna_psms._adapter import PopulationSampler
 from optuna_psms.core.base import Dim
+from optuna_psms.core.pattern import PatternSettings
 from optuna_psms.core.pattern import PatternStrategy
-from optuna_psms.core.pattern import STEP_RULES
+from optuna_psms.core.settings import optional_integer
 
 
 class PatternSearchSampler(PopulationSampler):
@@ -93,6 +92,7 @@ class PatternSearchSampler(PopulationSampler):
     """
 
     algorithm = "pattern"
+    _settings: PatternSettings
 
     def __init__(
         self,
@@ -105,39 +105,9 @@ class PatternSearchSampler(PopulationSampler):
         on_converged: str = "restart",
         budget: int | None = None,
     ) -> None:
-        if not _is_real(initial_step) or not 0.0 < initial_step <= 1.0:
-            raise ValueError(f"initial_step must be in (0, 1], got {initial_step!r}.")
-        if not _is_real(resolution) or not 0.0 < resolution <= initial_step:
-            raise ValueError(
-                f"resolution must be in (0, initial_step={initial_step!r}], got {resolution!r}."
-            )
-        if budget is not None and (not _is_int(budget) or budget < 1):
-            raise ValueError(f"budget must be a positive integer or None, got {budget!r}.")
-        if step_rule not in STEP_RULES:
-            raise ValueError(f"step_rule must be one of {STEP_RULES}, got {step_rule!r}.")
+        optional_integer("budget", budget, 1)  # accepted, not used (see above)
+        self._settings = PatternSettings(initial_step, resolution, step_rule)
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
-        self._initial_step = float(initial_step)
-        self._resolution = float(resolution)
-        self._step_rule = step_rule
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> PatternStrategy:
-        return PatternStrategy(
-            len(dims),
-            run_start,
-            initial_step=self._initial_step,
-            resolution=self._resolution,
-            step_rule=self._step_rule,
-            dims=dims,
-        )
-
-
-def _is_real(value: object) -> bool:
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(float(value))
-    )
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+        return PatternStrategy(len(dims), run_start, settings=self._settings, dims=dims)

@@ -3,16 +3,35 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from optuna_psms._adapter import PopulationSampler
 from optuna_psms.core.base import Dim
-from optuna_psms.core.pso import BOUNDARIES
+from optuna_psms.core.pso import PSOSettings
 from optuna_psms.core.pso import PSOStrategy
+from optuna_psms.core.settings import integer
+from optuna_psms.core.settings import optional_integer
 
 
-_TOPOLOGIES = ("global", "ring")
+#: With a budget of at most ``BUDGET_SMALL`` trials, the swarm size and topology used unless
+#: given; larger budgets and ``budget=None`` keep the paper's 5 particles, fully connected.
+#: Measured on the nine functions at 100-1,000 trials (``docs/pso.md``, "Budget";
+#: ``docs/pso_budget_sweep.py``).
+BUDGET_SMALL = 500
+BUDGET_SWARM_SIZE = 4
+BUDGET_TOPOLOGY = "ring"
+
+
+def _swarm_defaults(budget: object, swarm_size: Any, topology: Any) -> tuple[Any, Any]:
+    """``(swarm_size, topology)``: the given ones, else the paper's or the budget rule's."""
+    small = isinstance(budget, int) and not isinstance(budget, bool) and budget <= BUDGET_SMALL
+    if swarm_size is None:
+        swarm_size = BUDGET_SWARM_SIZE if small else 5
+    if topology is None:
+        topology = BUDGET_TOPOLOGY if small else "global"
+    return swarm_size, topology
 
 
 class PSOSampler(PopulationSampler):
@@ -53,8 +72,11 @@ class PSOSampler(PopulationSampler):
     keeps the paper's schedule (inertia over ``n_iterations = 50`` iterations of
     ``swarm_size = 5``). With a budget, the inertia schedule is laid out over the budget:
     ``n_iterations = ceil(budget / swarm_size)``, so ``W`` reaches ``w_end`` half-way through
-    the study whatever its length; nothing else changes. Passing both ``budget`` and
-    ``n_iterations`` is an error.
+    the study whatever its length; and, for a budget of at most 500 trials, unless given,
+    ``swarm_size = 4`` and ``topology = "ring"`` (a short study; above 500 the paper's 5
+    particles, fully connected: measured on the nine functions at 100 to 1,000 trials, see
+    ``docs/pso.md``); nothing else changes. Passing both ``budget`` and ``n_iterations`` is
+    an error.
 
     **Failures.** A failed, pruned, NaN or infinite trial counts as the worst value and the
     particle continues from its state before that trial (with fresh random draws).
@@ -82,7 +104,7 @@ class PSOSampler(PopulationSampler):
             assert study.best_value < 1.0
 
     Args:
-        swarm_size: Number of particles ``m``.
+        swarm_size: Number of particles ``m`` (paper: 5; with a budget <= 500: 4).
         c1: Weight of the personal best.
         c2: Weight of the global (or neighbourhood) best.
         inertia: ``(w_start, w_fraction, w_end)``: the inertia starts at ``w_start``, falls
@@ -91,7 +113,8 @@ class PSOSampler(PopulationSampler):
         n_iterations: Iterations the inertia schedule is laid out over (the paper's ``I``;
             default 50, or ``ceil(budget / swarm_size)`` with a budget).
         v_max: Velocity clamp as a fraction of each coordinate's range, in ``(0, 1]``.
-        topology: ``"global"`` (the paper's fully connected swarm) or ``"ring"``.
+        topology: ``"global"`` (the paper's fully connected swarm) or ``"ring"`` (the
+            default with a budget <= 500).
         boundary: ``"damping"``, ``"reflect"``, ``"random"`` or ``"absorb"``.
         budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
@@ -99,66 +122,47 @@ class PSOSampler(PopulationSampler):
     """
 
     algorithm = "pso"
+    _settings: PSOSettings
 
     def __init__(
         self,
         *,
-        swarm_size: int = 5,
+        swarm_size: int | None = None,
         c1: float = 2.0,
         c2: float = 2.0,
         inertia: tuple[float, float, float] = (1.2, 0.5, 0.4),
         n_iterations: int | None = None,
         v_max: float = 0.5,
-        topology: str = "global",
+        topology: str | None = None,
         boundary: str = "damping",
         budget: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool = True,
     ) -> None:
-        if not _is_int(swarm_size) or swarm_size < 1:
-            raise ValueError(f"swarm_size must be a positive integer, got {swarm_size!r}.")
-        if c1 < 0 or c2 < 0:
-            raise ValueError(f"c1 and c2 must be non-negative, got c1={c1!r}, c2={c2!r}.")
-        if len(inertia) != 3:
-            raise ValueError(f"inertia must be (w_start, w_fraction, w_end), got {inertia!r}.")
-        if not 0.0 <= inertia[1] <= 1.0:
-            raise ValueError(f"inertia w_fraction must be in [0, 1], got {inertia[1]!r}.")
-        if n_iterations is not None and (not _is_int(n_iterations) or n_iterations < 1):
-            raise ValueError(f"n_iterations must be a positive integer, got {n_iterations!r}.")
-        if budget is not None and (not _is_int(budget) or budget < 1):
-            raise ValueError(f"budget must be a positive integer or None, got {budget!r}.")
+        budget = optional_integer("budget", budget, 1)
+        swarm_size, topology = _swarm_defaults(budget, swarm_size, topology)
         if budget is not None and n_iterations is not None:
             raise ValueError("give either budget or n_iterations, not both.")
-        if boundary not in BOUNDARIES:
-            raise ValueError(f"boundary must be one of {BOUNDARIES}, got {boundary!r}.")
         if n_iterations is None:
-            n_iterations = 50 if budget is None else math.ceil(budget / swarm_size)
-        if not 0.0 < v_max <= 1.0:
-            raise ValueError(f"v_max must be in (0, 1], got {v_max!r}.")
-        if topology not in _TOPOLOGIES:
-            raise ValueError(f"topology must be one of {_TOPOLOGIES}, got {topology!r}.")
-        super().__init__(seed=seed, record_user_attrs=record_user_attrs)
-        self._params = dict(
+            size = integer("swarm_size", swarm_size, 1)
+            n_iterations = PSOSettings.n_iterations if budget is None else math.ceil(budget / size)
+        self._settings = PSOSettings(
             swarm_size=swarm_size,
-            c1=float(c1),
-            c2=float(c2),
-            inertia=(float(inertia[0]), float(inertia[1]), float(inertia[2])),
+            c1=c1,
+            c2=c2,
+            inertia=inertia,
             n_iterations=n_iterations,
-            v_max=float(v_max),
+            v_max=v_max,
             topology=topology,
             boundary=boundary,
         )
+        super().__init__(seed=seed, record_user_attrs=record_user_attrs)
         self._budget = budget
 
     def _pad_vector(self, key: str, u: np.ndarray) -> np.ndarray:
         # A velocity component of a parameter that appeared later starts like a fresh
         # particle's: uniform in [-v_max, v_max].
-        v_max = float(self._params["v_max"])  # type: ignore[arg-type]
-        return (2.0 * u - 1.0) * v_max
+        return (2.0 * u - 1.0) * self._settings.v_max
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> PSOStrategy:
-        return PSOStrategy(len(dims), run_start, dims=dims, **self._params)  # type: ignore[arg-type]
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+        return PSOStrategy(len(dims), run_start, settings=self._settings, dims=dims)

@@ -5,8 +5,9 @@ Every strategy assigns a trial to its slot (particle and iteration, generation a
 module maps trial numbers to the *slot numbers* a strategy is given instead:
 
 Retries
-    Optuna's :class:`~optuna.storages.RetryFailedTrialCallback` (with the heartbeat) turns a
-    dead worker's trial into ``FAIL`` and adds a ``WAITING`` copy of it: same parameters,
+    Optuna's :class:`~optuna.storages.RetryHeartbeatStaleTrialCallback` (Optuna >= 4.9;
+    ``RetryFailedTrialCallback`` before, its deprecated alias from 4.9) with the heartbeat
+    turns a dead worker's trial into ``FAIL`` and adds a ``WAITING`` copy of it: same parameters,
     same system attrs (so the same sampler record: same member, same iteration), with
     ``failed_trial`` naming the first trial of the chain. The copy *is* the dead trial for
     the strategy: it gets the dead trial's slot number, the dead trial itself is no longer
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from bisect import insort
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -36,8 +38,8 @@ from optuna_psms.core.base import Record
 from optuna_psms.core.base import Strategy
 
 
-#: System attr written by :class:`~optuna.storages.RetryFailedTrialCallback`: the first
-#: trial of a retry chain.
+#: System attr written by :class:`~optuna.storages.RetryHeartbeatStaleTrialCallback` (and
+#: its older name ``RetryFailedTrialCallback``): the first trial of a retry chain.
 RETRY_ATTR = "failed_trial"
 
 
@@ -107,6 +109,9 @@ class Renumbered(Strategy):
     @dims.setter
     def dims(self, value: tuple[Dim, ...]) -> None:
         self.inner.dims = value
+
+    def space_changed(self, dims: Sequence[Dim]) -> None:
+        self.inner.space_changed(dims)
 
     def _in_slots(self, record: Record) -> Record:
         slot = self.numbering.slot(record.number)

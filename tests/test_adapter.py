@@ -18,6 +18,7 @@ import optuna
 from optuna.distributions import CategoricalDistribution
 from optuna.distributions import FloatDistribution
 from optuna.distributions import IntDistribution
+from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 import pytest
 
@@ -419,7 +420,8 @@ def test_unknown_sample_relative_space_is_sampled_from_the_hash() -> None:
 
 
 def test_many_waiting_trials_are_not_all_reread_on_every_trial() -> None:
-    from optuna_psms import _adapter
+    from optuna_psms import _compat
+    from optuna_psms import _view
     from optuna_psms import PSOSampler
 
     study = optuna.create_study(sampler=PSOSampler(seed=0))
@@ -427,18 +429,18 @@ def test_many_waiting_trials_are_not_all_reread_on_every_trial() -> None:
     for i in range(200):
         study.enqueue_trial({"x": i / 200})
     reads: list[int] = []
-    original = _adapter._compat.fetch_changed_trials
+    original = _compat.fetch_changed_trials
 
     def counting(study_: optuna.Study, cursor: Any, bare: dict[int, int], *rest: Any) -> Any:
         reads.append(len(bare))
         return original(study_, cursor, bare, *rest)
 
-    _adapter._compat.fetch_changed_trials = counting  # type: ignore[assignment]
+    _compat.fetch_changed_trials = counting  # type: ignore[assignment]
     try:
         study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=20)
     finally:
-        _adapter._compat.fetch_changed_trials = original  # type: ignore[assignment]
-    assert max(reads) <= _adapter._BARE_PER_SYNC
+        _compat.fetch_changed_trials = original  # type: ignore[assignment]
+    assert max(reads) <= _view.BARE_PER_SYNC
     assert [t.params["x"] for t in study.trials[3:23]] == [i / 200 for i in range(20)]
     assert all(r is not None and r["m"] >= 0 for r in records(study)[3:23])
 
@@ -478,24 +480,104 @@ class _ToySampler(PopulationSampler):
         return _ToyStrategy(len(dims), run_start, dims)
 
 
-def test_two_workers_restarting_at_once_agree_on_the_earliest_start() -> None:
+def _rec(storage: Any, trial: FrozenTrial) -> dict[str, Any]:
+    rec = _records.load(storage.get_trial(trial._trial_id).system_attrs)
+    assert rec is not None
+    return rec
+
+
+def _finish(storage: Any, *trials: FrozenTrial) -> None:
+    for t in trials:
+        storage.set_trial_param(t._trial_id, "x", 0.5, FloatDistribution(0, 1))
+        storage.set_trial_state_values(t._trial_id, TrialState.COMPLETE, [1.0])
+
+
+def test_a_trial_asked_before_an_earlier_record_defers_the_restart() -> None:
     study = optuna.create_study(sampler=_ToySampler(seed=0))
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)  # run 0 converges
     a, b = _ToySampler(seed=0), _ToySampler(seed=0)
     storage, sid = study._storage, study._study_id
     t2 = storage.get_trial(storage.create_new_trial(sid))
     t3 = storage.get_trial(storage.create_new_trial(sid))
-    # Worker B asks trial 3 before worker A has written trial 2's record: both restart.
+    # Worker B asks trial 3 before worker A has written trial 2's record: B cannot know
+    # whether trial 2 starts run 1, so it stays in run 0; A then starts run 1.
     b.before_trial(study, t3)
     a.before_trial(study, t2)
-    rec2, rec3 = (_records.load(storage.get_trial(t._trial_id).system_attrs) for t in (t2, t3))
-    assert rec2 is not None and rec3 is not None
+    rec2, rec3 = _rec(storage, t2), _rec(storage, t3)
     assert (rec2["r"], rec2["rs"], rec2["m"]) == (1, 2, 0)
-    assert (rec3["r"], rec3["rs"]) == (1, 3)  # B did not know better when it asked
-    for t in (t2, t3):
-        storage.set_trial_param(t._trial_id, "x", 0.5, FloatDistribution(0, 1))
-        storage.set_trial_state_values(t._trial_id, TrialState.COMPLETE, [1.0])
-    # Once B sees A's record, run 1 starts at trial 2 for B as well (it replays).
-    b._sync(study)
-    cache = b._caches[b._key(study)]
-    assert cache.run_starts[1] == 2 and cache.strategies[1].run_start == 2
+    assert (rec3["r"], rec3["rs"], rec3["m"]) == (0, 0, 3)
+    assert "psms:converged_run" in storage.get_trial(t2._trial_id).user_attrs
+    assert "psms:converged_run" not in storage.get_trial(t3._trial_id).user_attrs
+    _finish(storage, t2, t3)
+    # Every process reads trial 3 as run 0's and the next trial as run 1's, with the slot
+    # its number has in run 1 (slot 1, trial 3's number in run 1, stays unevaluated).
+    t4 = storage.get_trial(storage.create_new_trial(sid))
+    b.before_trial(study, t4)
+    assert (_rec(storage, t4)["r"], _rec(storage, t4)["rs"], _rec(storage, t4)["m"]) == (1, 2, 2)
+    for sampler in (a, b):
+        view = sampler._sync(study)
+        assert view.runs.starts == {0: 0, 1: 2} and view.strategies[1].run_start == 2
+        assert 3 in view.strategies[0].inner.finished  # type: ignore[attr-defined]
+
+
+def test_past_the_horizon_a_later_claim_wins_and_two_claims_agree_on_the_earliest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from optuna_psms import _lifecycle
+
+    # A record-less trial this far back is taken for a dead worker's: it does not block.
+    monkeypatch.setattr(_lifecycle, "RESTART_HORIZON", 0)
+    study = optuna.create_study(sampler=_ToySampler(seed=0))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
+    a, b = _ToySampler(seed=0), _ToySampler(seed=0)
+    storage, sid = study._storage, study._study_id
+    t2 = storage.get_trial(storage.create_new_trial(sid))
+    t3 = storage.get_trial(storage.create_new_trial(sid))
+    b.before_trial(study, t3)  # B claims run 1 at trial 3
+    a.before_trial(study, t2)  # A reads B's claim: it does not start run 1 a second time
+    assert (_rec(storage, t2)["r"], _rec(storage, t3)["r"], _rec(storage, t3)["rs"]) == (0, 1, 3)
+    # Had A written before reading B's record (the race the horizon allows), trial 2 would
+    # claim run 1 as well: every process then agrees on the earliest start and replays.
+    forged = {**_rec(storage, t3), "rs": 2, "m": 0}  # trial 3's record, as trial 2's claim
+    for key, value in _records.dump(forged).items():
+        storage.set_trial_system_attr(t2._trial_id, key, value)
+    _finish(storage, t2, t3)
+    view = b._sync(study)
+    assert view.runs.starts[1] == 2 and view.strategies[1].run_start == 2
+
+
+class _SpaceToy(_ToyStrategy):
+    """Records the descriptions the adapter announces."""
+
+    def converged(self) -> bool:
+        return False
+
+    def space_changed(self, dims: Any) -> None:
+        super().space_changed(dims)
+        self.changes = [*getattr(self, "changes", []), tuple(d.cells for d in dims)]
+
+
+class _SpaceSampler(PopulationSampler):
+    algorithm = "space-toy"
+
+    def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy:
+        return _SpaceToy(len(dims), run_start, dims)
+
+
+def test_a_changed_range_is_announced_to_the_strategy_and_a_new_parameter_rebuilds() -> None:
+    sampler = _SpaceSampler(seed=0)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: t.suggest_int("k", 0, 3), n_trials=2)
+    view = sampler._sync(study)
+    first = view.strategies[0]
+    study.optimize(lambda t: t.suggest_int("k", 0, 7), n_trials=1)  # same name, new range
+    sampler._sync(study)
+    assert view.strategies[0] is first
+    assert first.inner.changes == [(8,)]  # type: ignore[attr-defined]
+    assert first.dims[0].cells == 8
+    study.optimize(lambda t: t.suggest_int("k", 0, 7) + t.suggest_float("y", 0, 1), n_trials=1)
+    sampler._sync(study)
+    rebuilt = view.strategies[0]
+    assert rebuilt is not first and not hasattr(rebuilt.inner, "changes")  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="space_changed"):
+        rebuilt.space_changed(rebuilt.dims[:1])

@@ -42,6 +42,38 @@ def test_eda_budget_sets_population_and_generations_only(cls: Any) -> None:
     assert (s._params["population_size"], s._params["n_generations"]) == (30, 7)
 
 
+def test_pso_budget_sets_swarm_topology_and_schedule_only() -> None:
+    paper = PSOSampler()
+    assert (paper._params["swarm_size"], paper._params["topology"]) == (5, "global")
+    assert paper._params["n_iterations"] == 50
+    assert PSOSampler(budget=None)._params == paper._params
+    assert PSOSampler(swarm_size=None, topology=None)._params == paper._params
+    changed = {"swarm_size", "topology", "n_iterations"}
+    # Up to 500 trials: 4 particles on a ring; above: the paper's swarm.
+    for budget, swarm, topology, iterations in [
+        (1, 4, "ring", 1), (200, 4, "ring", 50), (500, 4, "ring", 125),
+        (501, 5, "global", 101), (1000, 5, "global", 200), (10**6, 5, "global", 200000),
+    ]:  # fmt: skip
+        s = PSOSampler(budget=budget)
+        assert (s._params["swarm_size"], s._params["topology"]) == (swarm, topology)
+        assert s._params["n_iterations"] == iterations
+        assert _other_settings(s, changed) == _other_settings(paper, changed)
+    # Given settings win over the budget's; the schedule still follows the budget.
+    s = PSOSampler(budget=1000, swarm_size=5, topology="global")
+    assert (s._params["swarm_size"], s._params["topology"]) == (5, "global")
+    assert s._params["n_iterations"] == 200
+    assert _other_settings(s, {"n_iterations"}) == _other_settings(paper, {"n_iterations"})
+    assert PSOSampler(budget=200, swarm_size=8)._params["topology"] == "ring"
+    assert PSOSampler(budget=200, topology="global")._params["swarm_size"] == 4
+
+
+def test_pso_budget_runs_four_particles() -> None:
+    study = optuna.create_study(sampler=PSOSampler(budget=40, seed=0))
+    study.optimize(lambda t: t.suggest_float("x", -3, 3) ** 2, n_trials=9)
+    assert [t.user_attrs["psms:particle"] for t in study.trials] == [n % 4 for n in range(9)]
+    assert [t.user_attrs["psms:iteration"] for t in study.trials] == [n // 4 for n in range(9)]
+
+
 def test_drs_budget_sets_batches_only() -> None:
     paper = DynamicRandomSampler()
     assert (paper._params["batch_size"], paper._params["n_batches"]) == (40, 5)

@@ -153,3 +153,64 @@ def test_a_trial_created_after_optunas_snapshot_is_read(tmp_path: Any) -> None:
     trials = _compat.fetch_changed_trials(study, cursor, current=current)
     assert study._storage.get_trial(sneaked).number in {t.number for t in trials}
     assert cursor.next_number == current.number + 1
+
+
+def test_heartbeat_retry_is_the_current_callback_and_retries(tmp_path: Any) -> None:
+    """No deprecation warning on this Optuna, and a stale trial is failed and retried."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)  # Optuna's deprecation warnings
+        warnings.simplefilter("error", DeprecationWarning)
+        kwargs = _compat.heartbeat_retry(max_retry=2)
+        storage = optuna.storages.RDBStorage(
+            f"sqlite:///{tmp_path}/hb.db", heartbeat_interval=1, grace_period=1, **kwargs
+        )
+    (callback,) = kwargs.values()
+    study = optuna.create_study(storage=storage)
+    trial = study.ask()
+    frozen = storage.get_trial(trial._trial_id)
+    storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)  # as the heartbeat does
+    callback(study, storage.get_trial(trial._trial_id))
+    (retry,) = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+    assert retry.system_attrs["failed_trial"] == frozen.number
+
+
+def test_set_attrs_writes_all_in_one_batch(study: optuna.Study) -> None:
+    """System then user attrs, as separate calls would write them; one journal append."""
+    appends = []
+    backend = getattr(study._storage, "_backend", None)
+    if isinstance(study._storage, optuna.storages.JournalStorage):
+        original = backend.append_logs
+
+        def counted(logs: Any) -> None:
+            appends.append(len(logs))
+            original(logs)
+
+        backend.append_logs = counted
+    trial = study.ask()
+    frozen = study._storage.get_trial(trial._trial_id)
+    appends.clear()
+    _compat.set_attrs(study, frozen, system={"psms:a": [1.5, "x"], "psms:b": 2}, user={"u": 3})
+    again = study._storage.get_trial(trial._trial_id)
+    assert again.system_attrs == {"psms:a": [1.5, "x"], "psms:b": 2}
+    assert again.user_attrs == {"u": 3}
+    if appends:
+        assert appends == [3]
+    study.tell(trial, 1.0)
+    with pytest.raises(RuntimeError):  # as Optuna's own calls (UpdateFinishedTrialError)
+        _compat.set_attrs(study, frozen, system={"psms:c": 1}, user={"v": 1})
+    assert "psms:c" not in study._storage.get_trial(trial._trial_id).system_attrs
+
+
+def test_abandoned_running_trials_are_not_returned_on_a_journal(tmp_path: Any) -> None:
+    """The journal's log is replayed in memory: unfinished running trials are filtered out."""
+    study = optuna.create_study(storage=_storages(tmp_path)["journal"]())
+    abandoned = {t.number: t._trial_id for t in (study.ask() for _ in range(30))}
+    cursor = _compat.ReadCursor()
+    assert len(_compat.fetch_changed_trials(study, cursor)) == 30
+    finished = study.ask()
+    study.tell(finished, 1.0)
+    study.tell(3, 2.0)  # one of them finishes after all
+    trials = _compat.fetch_changed_trials(study, cursor, running=abandoned)
+    assert sorted(t.number for t in trials) == [3, finished.number]

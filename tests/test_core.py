@@ -16,9 +16,11 @@ import pytest
 
 from optuna_psms import _records
 from optuna_psms import _space
+from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Record
 from optuna_psms.core.pso import inertia_weight
 from optuna_psms.core.pso import move
+from optuna_psms.core.pso import PSOSettings
 from optuna_psms.core.pso import PSOStrategy
 from optuna_psms.core.pso import velocity_update
 from optuna_psms.core.rng import hash_uniform
@@ -70,17 +72,21 @@ def _rec(number: int, member: int, gen: int, x: list[float], loss: float | None)
 
 
 def test_pso_assignment_is_round_robin_by_trial_number() -> None:
-    s = PSOStrategy(2, run_start=0, swarm_size=3)
+    s = PSOStrategy(2, run_start=0, settings=PSOSettings(swarm_size=3, boundary="absorb"))
     rng = np.random.default_rng(0)
     got = [(s.ask(n, rng).member, s.ask(n, rng).generation) for n in range(7)]
     assert got == [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (0, 2)]
-    s2 = PSOStrategy(2, run_start=10, swarm_size=3)
+    s2 = PSOStrategy(2, run_start=10, settings=PSOSettings(swarm_size=3, boundary="absorb"))
     assert (s2.ask(14, rng).member, s2.ask(14, rng).generation) == (1, 1)
 
 
 def test_pso_global_best_is_synchronous() -> None:
     # Iteration 1 of particle 1 must not use particle 0's iteration-1 result.
-    s = PSOStrategy(1, run_start=0, swarm_size=2, c1=0.0, c2=1.0, inertia=(0, 0, 0))
+    s = PSOStrategy(
+        1,
+        run_start=0,
+        settings=PSOSettings(swarm_size=2, c1=0.0, c2=1.0, inertia=(0, 0, 0), boundary="absorb"),
+    )
     s.tell(_rec(0, 0, 0, [0.2], 5.0))
     s.tell(_rec(1, 1, 0, [0.8], 4.0))
     s.tell(_rec(2, 0, 1, [0.0], 0.0))  # best so far, but iteration 1
@@ -89,7 +95,13 @@ def test_pso_global_best_is_synchronous() -> None:
 
 
 def test_pso_failed_trial_keeps_previous_state() -> None:
-    s = PSOStrategy(1, run_start=0, swarm_size=1, c1=0.0, c2=0.0, inertia=(1.0, 0.0, 1.0))
+    s = PSOStrategy(
+        1,
+        run_start=0,
+        settings=PSOSettings(
+            swarm_size=1, c1=0.0, c2=0.0, inertia=(1.0, 0.0, 1.0), boundary="absorb"
+        ),
+    )
     good = Record(0, 0, 0, np.array([0.3]), {"v": np.array([0.1])}, loss=1.0)
     bad = Record(1, 0, 1, np.array([0.4]), {"v": np.array([0.1])}, loss=math.inf)
     s.tell(good)
@@ -105,8 +117,8 @@ def test_pso_state_is_order_insensitive() -> None:
         _rec(n, n % 3, n // 3, list(rng.uniform(size=4)), float(rng.uniform())) for n in range(12)
     ]
     recs[5].loss = math.inf
-    a = PSOStrategy(4, 0, swarm_size=3)
-    b = PSOStrategy(4, 0, swarm_size=3)
+    a = PSOStrategy(4, 0, settings=PSOSettings(swarm_size=3, boundary="absorb"))
+    b = PSOStrategy(4, 0, settings=PSOSettings(swarm_size=3, boundary="absorb"))
     for r in recs:
         a.tell(r)
     for r in reversed(recs):
@@ -269,3 +281,18 @@ def test_algorithm_cores_do_not_import_optuna() -> None:
                 names = [node.module]
             for name in names:
                 assert name.split(".")[0] != "optuna", f"{path.name} imports {name}"
+
+
+@pytest.mark.parametrize("name", ["pattern", "dfgs", "afgs"])
+def test_space_changed_makes_grid_proposals_follow_the_new_cells(name: str) -> None:
+    from optuna_psms.core.grid import AFGSStrategy
+    from optuna_psms.core.grid import DFGSStrategy
+    from optuna_psms.core.pattern import PatternStrategy
+
+    cls = {"pattern": PatternStrategy, "dfgs": DFGSStrategy, "afgs": AFGSStrategy}[name]
+    s = cls(1, 0, dims=(Dim("k", "float", 0),))
+    s.space_changed((Dim("k", "int", 3),))  # the range became three integers
+    for n in range(1, 12):
+        p = s.ask(n, np.random.default_rng(n))
+        assert abs((p.x[0] * 3) % 1 - 0.5) < 1e-9, (n, p.x)  # a cell centre
+        s.tell(Record(n, p.member, p.generation, p.x, p.vectors, p.info, loss=float(p.x[0])))

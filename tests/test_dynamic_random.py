@@ -17,6 +17,7 @@ from optuna_psms import _space
 from optuna_psms import DynamicRandomSampler
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Record
+from optuna_psms.core.dynamic_random import DynamicRandomSettings
 from optuna_psms.core.dynamic_random import DynamicRandomStrategy
 from optuna_psms.core.dynamic_random import initial_distribution
 from optuna_psms.core.dynamic_random import sample_distribution
@@ -149,7 +150,7 @@ def _batch(s: DynamicRandomStrategy, start: int, f: Any, seed: int = 0) -> None:
 
 
 def test_strategy_batches_update_from_the_previous_batch() -> None:
-    s = DynamicRandomStrategy(2, 0, batch_size=10)
+    s = DynamicRandomStrategy(2, 0, settings=DynamicRandomSettings(batch_size=10))
     _batch(s, 0, lambda x: float(np.sum((x - 0.3) ** 2)))
     d1 = s.distribution(1)
     records = s.finished_records(0)
@@ -172,8 +173,8 @@ def test_strategy_is_order_insensitive() -> None:
         rec(i, [float(rng.uniform()), float(rng.choice([0.25, 0.75]))], float(rng.uniform()))
         for i in range(30)
     ]
-    a = DynamicRandomStrategy(2, 0, batch_size=10, dims=dims)
-    b = DynamicRandomStrategy(2, 0, batch_size=10, dims=dims)
+    a = DynamicRandomStrategy(2, 0, settings=DynamicRandomSettings(batch_size=10), dims=dims)
+    b = DynamicRandomStrategy(2, 0, settings=DynamicRandomSettings(batch_size=10), dims=dims)
     for r in recs:
         a.tell(Record(r.number, r.member, -1, r.x, loss=None))
         a.tell(r)
@@ -188,7 +189,7 @@ def test_strategy_is_order_insensitive() -> None:
 
 
 def test_too_few_finished_keeps_the_distribution() -> None:
-    s = DynamicRandomStrategy(1, 0, batch_size=10)
+    s = DynamicRandomStrategy(1, 0, settings=DynamicRandomSettings(batch_size=10))
     for i in range(4):
         s.tell(rec(i, [0.1 * i], float(i)))
     assert s.distribution(1).source == -1  # 4 of 10 finished: batch 1 reuses batch 0's
@@ -198,13 +199,15 @@ def test_too_few_finished_keeps_the_distribution() -> None:
 
 
 def test_run_ends_after_its_batches_or_when_collapsed() -> None:
-    s = DynamicRandomStrategy(1, 50, batch_size=4, n_batches=2)
+    s = DynamicRandomStrategy(1, 50, settings=DynamicRandomSettings(batch_size=4, n_batches=2))
     assert s.budget() == 8
     _batch(s, 50, lambda x: float(x[0]))
     assert not s.converged()
     _batch(s, 54, lambda x: float(x[0]))
     assert s.converged()
-    c = DynamicRandomStrategy(1, 0, batch_size=4, n_batches=None, dims=[FLAG])
+    c = DynamicRandomStrategy(
+        1, 0, settings=DynamicRandomSettings(batch_size=4, n_batches=None), dims=[FLAG]
+    )
     assert c.budget() is None
     for i, u in enumerate((0.75, 0.25, 0.75, 0.25)):  # the elite excludes: flag muted
         c.tell(rec(i, [u], float(u > 0.5)))
@@ -226,7 +229,9 @@ def replay(study: optuna.Study, batch_size: int) -> DynamicRandomStrategy:
     trials = study.trials
     names = sorted(trials[-1].distributions)
     dims = [_space.dim_of(n, trials[-1].distributions[n]) for n in names]
-    s = DynamicRandomStrategy(len(names), 0, batch_size=batch_size, dims=dims)
+    s = DynamicRandomStrategy(
+        len(names), 0, settings=DynamicRandomSettings(batch_size=batch_size), dims=dims
+    )
     for t in trials:
         r = _records.load(t.system_attrs)
         assert r is not None

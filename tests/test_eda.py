@@ -23,11 +23,13 @@ from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Record
 from optuna_psms.core.eda import bumda_fit
 from optuna_psms.core.eda import bumda_threshold
+from optuna_psms.core.eda import BUMDASettings
 from optuna_psms.core.eda import BUMDAStrategy
 from optuna_psms.core.eda import n_top
 from optuna_psms.core.eda import sample_truncated_normal
 from optuna_psms.core.eda import top_spread
 from optuna_psms.core.eda import umda_fit
+from optuna_psms.core.eda import UMDASettings
 from optuna_psms.core.eda import UMDAStrategy
 from optuna_psms.core.rng import hash_uniform
 from optuna_psms.core.rng import trial_rng
@@ -161,7 +163,7 @@ def _play(strategy: Any, n: int, f: Any, seed: int = 0) -> float:
 
 
 def test_umda_generation_model_is_eq4_on_the_previous_generation() -> None:
-    s = UMDAStrategy(2, 0, population_size=8)
+    s = UMDAStrategy(2, 0, settings=UMDASettings(population_size=8))
     x = np.random.default_rng(1).uniform(size=(8, 2))
     losses = np.array([5.0, 1.0, 7.0, 3.0, 8.0, 2.0, 6.0, 4.0])
     for i in range(8):
@@ -179,7 +181,7 @@ def test_umda_generation_model_is_eq4_on_the_previous_generation() -> None:
 
 
 def test_bumda_keeps_the_elite_and_its_threshold_never_rises() -> None:
-    s = BUMDAStrategy(1, 0, population_size=4)
+    s = BUMDAStrategy(1, 0, settings=BUMDASettings(population_size=4))
     # Generation 0 holds the best solution ever (loss 0 at x = 0.1).
     for i, (u, loss) in enumerate([(0.1, 0.0), (0.5, 5.0), (0.6, 6.0), (0.9, 9.0)]):
         s.tell(rec(i, [u], loss))
@@ -202,11 +204,11 @@ def test_state_is_order_insensitive_and_running_then_finished_is_the_same() -> N
     rng = np.random.default_rng(3)
     finished = [rec(i, list(rng.uniform(size=3)), float(rng.uniform())) for i in range(30)]
     for cls in (UMDAStrategy, BUMDAStrategy):
-        a = cls(3, 0, population_size=10)
+        a = cls(3, 0, settings=UMDASettings(population_size=10))
         for r in finished:
             a.tell(Record(r.number, r.member, -1, r.x, loss=None))
             a.tell(r)
-        b = cls(3, 0, population_size=10)
+        b = cls(3, 0, settings=UMDASettings(population_size=10))
         shuffled = list(finished)
         random.Random(0).shuffle(shuffled)
         for r in shuffled:
@@ -218,7 +220,7 @@ def test_state_is_order_insensitive_and_running_then_finished_is_the_same() -> N
 
 
 def test_too_few_finished_reuses_the_previous_model_then_refits() -> None:
-    s = UMDAStrategy(1, 0, population_size=10)
+    s = UMDAStrategy(1, 0, settings=UMDASettings(population_size=10))
     for i in range(10):  # generation 0 complete
         s.tell(rec(i, [i / 10], float(i)))
     for i in range(10, 14):  # generation 1: 4 of 10 finished, 6 still running
@@ -237,7 +239,7 @@ def test_too_few_finished_reuses_the_previous_model_then_refits() -> None:
 
 
 def test_foreign_records_join_the_generation_of_their_number() -> None:
-    s = UMDAStrategy(1, 0, population_size=4)
+    s = UMDAStrategy(1, 0, settings=UMDASettings(population_size=4))
     s.tell(Record(0, -1, -1, np.array([0.25]), loss=0.0, ours=False))
     for i, u in zip(range(1, 4), (0.7, 0.8, 0.9)):
         s.tell(rec(i, [u], 1.0 + i))
@@ -248,7 +250,7 @@ def test_foreign_records_join_the_generation_of_their_number() -> None:
 
 @pytest.mark.parametrize("cls", [UMDAStrategy, BUMDAStrategy])
 def test_strategy_converges_on_the_sphere(cls: Any) -> None:
-    s = cls(5, 0, population_size=50, n_generations=None)
+    s = cls(5, 0, settings=UMDASettings(population_size=50, n_generations=None))
     centre = np.full(5, 0.3)
     best = _play(s, 1500, lambda x: float(np.sum((x - centre) ** 2)))
     assert best < 1e-4
@@ -258,7 +260,11 @@ def test_strategy_converges_on_the_sphere(cls: Any) -> None:
 
 
 def test_budget_used_up_means_converged() -> None:
-    s = UMDAStrategy(1, 100, population_size=5, n_generations=2, convergence_threshold=0.0)
+    s = UMDAStrategy(
+        1,
+        100,
+        settings=UMDASettings(population_size=5, n_generations=2, convergence_threshold=0.0),
+    )
     _play(s, 9, lambda x: float(x[0]))
     assert not s.converged() and s.budget() == 10
     s.tell(rec(109, [0.5], 1.0))
@@ -420,7 +426,7 @@ def test_four_processes_share_one_population(name: str, tmp_path: Any) -> None:
     assert last_rec is not None and last_rec["g"] == 6
     assert last_rec["info"] == {"fit_gen": 5, "fit_n": size}
     strategy_cls = UMDAStrategy if name == "UMDASampler" else BUMDAStrategy
-    s = strategy_cls(3, 0, population_size=size, convergence_threshold=0.0)
+    s = strategy_cls(3, 0, settings=UMDASettings(population_size=size, convergence_threshold=0.0))
     for t in trials:
         rr = by_number[t.number]
         assert rr is not None

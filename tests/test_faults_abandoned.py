@@ -49,7 +49,15 @@ def _calls_per_trial(sampler: str, n_abandoned: int, tmp: Path) -> float:
     return sum(calls.values()) / N_MEASURED
 
 
-@pytest.mark.parametrize("sampler", ["pso", "afgs", "umda"])
+# AFGS and UMDA run with the slow tests (``-m slow``), for the default run's 5 minutes.
+@pytest.mark.parametrize(
+    "sampler",
+    [
+        "pso",
+        pytest.param("afgs", marks=pytest.mark.slow),
+        pytest.param("umda", marks=pytest.mark.slow),
+    ],
+)
 def test_abandoned_trials_add_no_round_trips(sampler: str, tmp_path: Path) -> None:
     random_calls = _calls_per_trial("random", N_ABANDONED, tmp_path)  # Optuna's own
     none = _calls_per_trial(sampler, 0, tmp_path)

@@ -6,11 +6,12 @@ victims. No
 assertion depends on timing, only on invariants of the stored trials once everything ended:
 
 * With Optuna's heartbeat (PostgreSQL, MariaDB; ``heartbeat_interval``, ``grace_period``,
-  ``RetryFailedTrialCallback``): no completed trial is lost, no trial is left RUNNING, every
-  killed trial is FAIL and retried, the killed members' slots are evaluated (a member
-  continues from its previous state), no (member, iteration) slot is evaluated twice and no
-  member skips an iteration, the survivors keep one population, and a fresh process finishes
-  the study (it takes the retries that are still waiting).
+  ``RetryHeartbeatStaleTrialCallback``, or ``RetryFailedTrialCallback`` before Optuna 4.9,
+  through ``_compat.heartbeat_retry``): no completed trial is lost, no trial is left
+  RUNNING, every killed trial is FAIL and retried, the killed members' slots are evaluated
+  (a member continues from its previous state), no (member, iteration) slot is evaluated
+  twice and no member skips an iteration, the survivors keep one population, and a fresh
+  process finishes the study (it takes the retries that are still waiting).
 * Without heartbeat (journal file, Redis journal): the trials of dead workers stay RUNNING
   for ever, and the population must not stall on them: the survivors complete all their
   trials and the swarm moves on past the dead trials' iteration.
@@ -53,8 +54,8 @@ _WORKER = textwrap.dedent(
     import sys, time, warnings
     sys.path.insert(0, {repo!r})
     import optuna
-    from optuna.storages import RetryFailedTrialCallback
     from optuna_psms import PSOSampler
+    from optuna_psms._compat import heartbeat_retry
     warnings.simplefilter("ignore")
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     spec, index, victim = {spec!r}, {index}, {victim}
@@ -67,7 +68,7 @@ _WORKER = textwrap.dedent(
     else:
         storage = optuna.storages.RDBStorage(
             spec, heartbeat_interval={heartbeat}, grace_period={grace},
-            failed_trial_callback=RetryFailedTrialCallback(max_retry=3))
+            **heartbeat_retry(max_retry=3))
     study = optuna.load_study(study_name={name!r}, storage=storage,
                               sampler=PSOSampler(swarm_size={swarm}, seed=0))
     count = [0]

@@ -23,6 +23,7 @@ from optuna_psms.core.grid import dfgs_offsets
 from optuna_psms.core.grid import DFGSStrategy
 from optuna_psms.core.grid import eq6_recentre
 from optuna_psms.core.grid import golden_stride
+from optuna_psms.core.grid import GridSettings
 from optuna_psms.core.grid import neighbour
 from optuna_psms.core.grid import temperature
 from optuna_psms.core.pattern import point_key
@@ -70,7 +71,7 @@ def test_golden_stride_is_a_permutation() -> None:
 # --------------------------------------------------------------------------- DFGS runs
 def test_dfgs_point_counts_cache_and_convergence_on_a_2d_quadratic() -> None:
     depth = 6
-    s = DFGSStrategy(2, 0, depth=depth)
+    s = DFGSStrategy(2, 0, settings=GridSettings(depth=depth))
     trace = []
     n = 0
     while not s.converged():
@@ -98,7 +99,7 @@ def test_dfgs_point_counts_cache_and_convergence_on_a_2d_quadratic() -> None:
 
 
 def test_dfgs_recentres_by_eq6_from_each_level_best() -> None:
-    s = DFGSStrategy(2, 0, depth=5)
+    s = DFGSStrategy(2, 0, settings=GridSettings(depth=5))
     drive(s, quad2, 13)
     level = s.frontier()
     assert level is not None and level.k == 2
@@ -109,7 +110,7 @@ def test_dfgs_recentres_by_eq6_from_each_level_best() -> None:
 
 def test_dfgs_discrete_coordinates_snap_and_are_not_reevaluated() -> None:
     dims = (Dim("a", "int", 4), Dim("b", "float", 0))
-    s = DFGSStrategy(2, 0, depth=6, dims=dims)
+    s = DFGSStrategy(2, 0, settings=GridSettings(depth=6), dims=dims)
     trace = []
     n = 0
     while not s.converged():
@@ -123,15 +124,15 @@ def test_dfgs_discrete_coordinates_snap_and_are_not_reevaluated() -> None:
 
 
 def test_dfgs_order_insensitive_and_speculates_when_a_level_is_all_running() -> None:
-    a = DFGSStrategy(2, 0, depth=6)
+    a = DFGSStrategy(2, 0, settings=GridSettings(depth=6))
     trace = drive(a, quad2, 20)
-    b = DFGSStrategy(2, 0, depth=6)
+    b = DFGSStrategy(2, 0, settings=GridSettings(depth=6))
     for _, rec in reversed(trace):
         b.tell(rec)
     for n in (20, 21):
         np.testing.assert_array_equal(a.ask(n, trial_rng(0, n)).x, b.ask(n, trial_rng(0, n)).x)
     # Level 1 with every point running: the next worker gets a speculative level-2 point.
-    s = DFGSStrategy(2, 0, depth=6)
+    s = DFGSStrategy(2, 0, settings=GridSettings(depth=6))
     drive(s, quad2, 3)
     for n in range(3, 13):
         prop = s.ask(n, trial_rng(0, n))
@@ -139,12 +140,12 @@ def test_dfgs_order_insensitive_and_speculates_when_a_level_is_all_running() -> 
     prop = s.ask(13, trial_rng(0, 13))
     assert prop.generation == 2 and prop.info.get("speculative") == 1
     # Two workers asking at the same instant (same view, consecutive numbers) differ.
-    s2 = DFGSStrategy(3, 0, depth=4)
+    s2 = DFGSStrategy(3, 0, settings=GridSettings(depth=4))
     assert not np.array_equal(s2.ask(5, trial_rng(0, 5)).x, s2.ask(6, trial_rng(0, 6)).x)
 
 
 def test_dfgs_restarted_run_starts_from_a_random_centre() -> None:
-    s = DFGSStrategy(2, 40, depth=5)
+    s = DFGSStrategy(2, 40, settings=GridSettings(depth=5))
     first = s.ask(40, trial_rng(0, 40))
     assert first.generation == 2 and np.all((first.x >= 0.25) & (first.x <= 0.75))
     trace = drive(s, quad2, 13, start=40)
@@ -186,7 +187,11 @@ def test_neighbour_changes_one_coordinate_centre_to_side_and_back() -> None:
 def _afgs_run(
     lam: int, depth: int, dim: int = 4, stuck: int | None = None
 ) -> tuple[AFGSStrategy, list[Any]]:
-    s = AFGSStrategy(dim, 0, depth=depth, points_per_level=lam, stuck=stuck)
+    s = AFGSStrategy(
+        dim,
+        0,
+        settings=GridSettings(depth=depth, points_per_level=lam, stuck=stuck, mode="annealed"),
+    )
     trace = []
     n = 0
     while not s.converged():
@@ -253,7 +258,12 @@ def test_afgs_best_point_centres_the_next_level() -> None:
 
 def test_afgs_stuck_counter_ends_a_level_on_a_tiny_discrete_grid() -> None:
     dims = (Dim("a", "categorical", 2),)
-    s = AFGSStrategy(1, 0, depth=8, points_per_level=50, stuck=3, dims=dims)
+    s = AFGSStrategy(
+        1,
+        0,
+        settings=GridSettings(depth=8, points_per_level=50, stuck=3, mode="annealed"),
+        dims=dims,
+    )
     trace = []
     n = 0
     while not s.converged() and n < 100:

@@ -25,6 +25,7 @@ from optuna_psms.core.base import Record
 from optuna_psms.core.base import Strategy
 from optuna_psms.core.pattern import convergence_threshold
 from optuna_psms.core.pattern import pattern_point
+from optuna_psms.core.pattern import PatternSettings
 from optuna_psms.core.pattern import PatternStrategy
 from optuna_psms.core.rng import trial_rng
 
@@ -83,7 +84,7 @@ def test_convergence_threshold_continuous_and_discrete() -> None:
 # --------------------------------------------------------------------------- Algorithm 2
 def test_sequential_run_is_algorithm_2_with_halving_exactly_on_failed_sweeps() -> None:
     d = 3
-    s = PatternStrategy(d, 0, resolution=1e-3)
+    s = PatternStrategy(d, 0, settings=PatternSettings(resolution=1e-3))
     trace = drive(s, quad, 1 + 2 * d * 12)
     best: Record | None = None
     step_of: dict[int, float] = {}
@@ -122,14 +123,14 @@ def test_sequential_run_is_algorithm_2_with_halving_exactly_on_failed_sweeps() -
 
 
 def test_step_rule_always_halves_after_every_sweep() -> None:
-    s = PatternStrategy(2, 0, step_rule="always")
+    s = PatternStrategy(2, 0, settings=PatternSettings(step_rule="always"))
     trace = drive(s, quad, 1 + 4 * 5)
     steps = sorted({(p.generation, p.info["step"]) for p, _ in trace[1:]})
     assert steps == [(1, 0.5), (2, 0.25), (3, 0.125), (4, 0.0625), (5, 0.03125)]
 
 
 def test_failed_trials_never_become_the_centre_nor_an_improvement() -> None:
-    s = PatternStrategy(2, 0)
+    s = PatternStrategy(2, 0, settings=PatternSettings())
     drive(s, lambda x: math.inf if x[0] > 0.0 else quad(x), 1 + 4)
     # Only the x = 0 wall point (column 2, if it was reached) can be finite.
     centre = s.centre()
@@ -139,9 +140,9 @@ def test_failed_trials_never_become_the_centre_nor_an_improvement() -> None:
 
 
 def test_state_is_a_function_of_the_set_of_records() -> None:
-    a = PatternStrategy(3, 0)
+    a = PatternStrategy(3, 0, settings=PatternSettings())
     trace = drive(a, quad, 40)
-    b = PatternStrategy(3, 0)
+    b = PatternStrategy(3, 0, settings=PatternSettings())
     for _, rec in reversed(trace):
         b.tell(rec)
     for n in range(40, 50):
@@ -154,7 +155,7 @@ def test_state_is_a_function_of_the_set_of_records() -> None:
 def test_sweep_running_concurrently_keeps_the_step_for_the_next_sweep() -> None:
     """All 2d points of sweep 1 are running: the next worker gets sweep 2, same step."""
     d = 2
-    s = PatternStrategy(d, 0)
+    s = PatternStrategy(d, 0, settings=PatternSettings())
     drive(s, quad, 1)  # the initial centre (trial 0) is finished
     running = []
     for n in range(1, 1 + 2 * d):
@@ -172,7 +173,7 @@ def test_sweep_running_concurrently_keeps_the_step_for_the_next_sweep() -> None:
 
 
 def test_convergence_and_budget() -> None:
-    s = PatternStrategy(2, 0, resolution=0.01)
+    s = PatternStrategy(2, 0, settings=PatternSettings(resolution=0.01))
     assert s.levels() == 6  # 0.5, 0.25, ..., 0.015625 >= 0.01
     assert s.budget() == 1 + 4 * 6
     drive(s, lambda x: float(np.sum(x)), 1)  # centre at a random point; its corner is 0
@@ -186,7 +187,7 @@ def test_convergence_and_budget() -> None:
 
 def test_discrete_space_converges_on_its_grid() -> None:
     dims = (Dim("a", "int", 7), Dim("b", "categorical", 3))
-    s = PatternStrategy(2, 0, dims=dims)
+    s = PatternStrategy(2, 0, settings=PatternSettings(), dims=dims)
     trace = drive(s, lambda x: float(abs(x[0] - 3.5 / 7) + abs(x[1] - 0.5 / 3)), 1)
     n = 1
     while not s.converged() and n < 200:

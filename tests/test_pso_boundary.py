@@ -79,7 +79,7 @@ def test_absorbing_walls_pile_up_on_walls_and_centre_but_damping_and_reflection_
 
 def test_budget_lays_the_inertia_schedule_over_the_study() -> None:
     paper = PSOSampler(seed=0)
-    budgeted = PSOSampler(seed=0, budget=40)
+    budgeted = PSOSampler(seed=0, budget=40, swarm_size=5, topology="global")
     assert paper._params["n_iterations"] == 50
     assert budgeted._params["n_iterations"] == 8
     assert {k: v for k, v in paper._params.items() if k != "n_iterations"} == {

@@ -68,7 +68,7 @@ PARAMS = ["x", "y", "k", "c"]
 N_BASE = 14  # trials of the study the records come from (the last one left RUNNING)
 N_MORE = 6  # trials run after the tampering
 WARNING = "ignores the stored record"
-LOGGER = "optuna_psms._adapter"
+LOGGER = "optuna_psms"  # the adapter, the study view and the lifecycle log under it
 
 
 def objective(trial: optuna.Trial) -> float:
@@ -199,8 +199,8 @@ def continue_and_check(study: optuna.Study, n_warnings: int) -> None:
             assert inside(value, t.distributions[p]), (t.number, p, value)
     # Never allocated by a stored number: every container of every strategy stays within
     # a multiple of the trials the study has (a generation of 10**12 would show here).
-    (cache,) = sampler._caches.values()
-    for strategy in cache.strategies.values():
+    (view,) = sampler._views.values()
+    for strategy in view.strategies.values():
         for key, size in container_sizes(strategy):
             assert size <= 50 * len(trials), (type(strategy).__name__, key, size)
 

@@ -28,12 +28,19 @@ def test_abandoned_and_journal_tables(capsys: pytest.CaptureFixture[str]) -> Non
         + ["--journal-sleep", "0.0"]
     )
     out = capsys.readouterr().out
-    abandoned = _table(out, "abandoned")
-    assert [row[0] for row in abandoned] == ["0", "5"]
-    assert abandoned[0][4:] == ["1.00", "1.00"]  # ratios to the same sampler's 0-abandoned cost
-    assert all(float(v) > 0 for row in abandoned for v in row[1:])
-    (journal,) = _table(out, "journal file")
+    for kind in ("sqlite", "journal"):
+        abandoned = _table(out, f"abandoned RUNNING trials on {kind}")[1:]  # after the header
+        assert [row[0] for row in abandoned] == ["0", "5"]
+        zero = abandoned[0]
+        assert zero[3:5] == zero[7:9] == ["1.00", "1.00"]  # ratios to the 0-abandoned cost
+        assert zero[10] == "1.00"
+        assert all(float(v) > 0 for row in abandoned for v in row[1:])
+        # PSO writes its record (and particle, iteration) from inside the sampler
+        assert all(float(row[11]) >= float(row[13]) >= 1 for row in abandoned)
+        assert all(float(row[5]) >= float(row[9]) for row in abandoned)  # cpu <= own
+    (journal,) = _table(out, "journal file")[1:]  # after the header
     assert journal[0] == "4" and journal[4] == "8" and journal[5] == "0"  # all done, no dup
+    assert float(journal[6]) > float(journal[7]) > 0  # calls per trial: PSO writes its record
 
 
 @pytest.mark.slow
@@ -41,6 +48,6 @@ def test_abandoned_and_journal_tables(capsys: pytest.CaptureFixture[str]) -> Non
 def test_grpc_proxy_table(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
     require_service("PostgreSQL", "127.0.0.1", 5432)
     scale.main(["--scenarios", "grpc", "--trials", "8", "--grpc-workers", "2", "--sleep", "0"])
-    (row,) = _table(capsys.readouterr().out, "gRPC proxy")
+    (row,) = _table(capsys.readouterr().out, "gRPC proxy")[1:]  # after the header
     assert row[0] == "2" and row[4] == "8" and row[5] == "0"
     assert float(row[1]) > 0 and float(row[2]) > 0

@@ -122,7 +122,8 @@ def test_four_processes_form_one_population(backend: str, sampler: str, tmp_path
 
 
 @pytest.mark.services
-@pytest.mark.parametrize("backend", ["postgresql", "mysql"])
+# MariaDB's case runs with the slow tests (``-m slow``), for the default run's 5 minutes.
+@pytest.mark.parametrize("backend", ["postgresql", pytest.param("mysql", marks=pytest.mark.slow)])
 def test_records_of_a_1500_dimensional_space_survive_the_database(
     backend: str, tmp_path: Any
 ) -> None:

@@ -5,10 +5,13 @@ issue-size figures need ``--trials 200 --abandoned 0 100 400 --workers 1 2 4 8 1
 --grpc-workers 32``, which take minutes). Every figure of a sampler is printed next to
 RandomSampler's in the same setting, measured in the same run, and as a ratio:
 
-* ``abandoned``: per-trial cost (ms, instant objective) on SQLite with 0 / 100 / 400 trials
-  left RUNNING, as a dead worker leaves them (asked, parameters suggested, never told). The
-  ratio ``x0`` is the cost over the same sampler's cost with none abandoned (the issue's
-  target: ``<= 1.5`` at 400).
+* ``abandoned``: per-trial cost (instant objective) with 0 / 100 / 400 trials left RUNNING,
+  as a dead worker leaves them (asked, parameters suggested, never told), on SQLite and a
+  journal file (``--abandoned-storages``; PostgreSQL too). Three costs per trial: the wall
+  time, the time spent inside the sampler's own hooks (``own``: ``before_trial`` to
+  ``after_trial``, so what the sampler adds to Optuna's ``ask``/``tell``), and the storage
+  calls (all, and those made by the sampler). The ratio ``x0`` is a cost over the same
+  sampler's cost with none abandoned (the issue's target: ``<= 1.5`` at 400).
 * ``journal``: throughput (trials/s) of 4 processes on one journal file, sleep objective.
 * ``postgres``: throughput with 1 / 2 / 4 / 8 / 16 worker processes on PostgreSQL.
 * ``grpc``: throughput of ``--grpc-workers`` processes through Optuna's gRPC storage proxy
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from collections.abc import Sequence
+import importlib
 import importlib.util
 import os
 import socket
@@ -95,24 +99,141 @@ def throughput(trials: Sequence[optuna.trial.FrozenTrial]) -> float:
     return len(done) / span if span > 0 else float("nan")
 
 
-def abandoned_cost(sampler: str, n_abandoned: int, n_trials: int, seed: int) -> float:
-    """ms per trial of ``n_trials`` instant trials with ``n_abandoned`` RUNNING ones."""
-    with tempfile.TemporaryDirectory() as tmp:
-        storage = optuna.storages.RDBStorage(f"sqlite:///{tmp}/abandoned.db")
-        study = optuna.create_study(storage=storage, sampler=make_sampler(sampler, seed))
+class Meter:
+    """Time spent inside a sampler's hooks and calls made to a storage, counted from outside.
+
+    The hooks are Optuna's calls into the sampler (``before_trial``,
+    ``infer_relative_search_space``, ``sample_relative``, ``sample_independent``,
+    ``after_trial``); the storage calls are, on an :class:`~optuna.storages.RDBStorage`
+    (behind Optuna's trial cache), its transactions (a commit or a read, one or a few
+    statements), and on any other storage the calls of its methods (a journal: a log append
+    or a log read each). A call made from inside another one (a storage method calling
+    another, a hook calling a hook) is not counted again.
+    """
+
+    HOOKS = (
+        "before_trial",
+        "infer_relative_search_space",
+        "sample_relative",
+        "sample_independent",
+        "after_trial",
+    )
+    #: Private reads ``optuna_psms._compat`` may call directly, besides the public API.
+    PRIVATE_READS = ("_get_trials", "_sync_with_backend")
+    #: Public storage methods that make no call to the storage's backend.
+    LOCAL = ("check_trial_is_updatable",)
+
+    def __init__(self) -> None:
+        self.sampler_s = 0.0
+        self.sampler_cpu_s = 0.0  # CPU time of the thread in the hooks
+        self.calls = 0
+        self.sampler_calls = 0
+        self._in_sampler = 0
+        self._in_storage = 0
+
+    def reset(self) -> None:
+        self.sampler_s, self.sampler_cpu_s, self.calls, self.sampler_calls = 0.0, 0.0, 0, 0
+
+    def wrap_sampler(self, sampler: optuna.samplers.BaseSampler) -> None:
+        for name in self.HOOKS:
+            setattr(sampler, name, self._timed(getattr(sampler, name)))
+
+    def wrap_storage(self, storage: optuna.storages.BaseStorage) -> None:
+        """Count calls: transactions on an RDB, else outermost storage method calls."""
+        if isinstance(storage, optuna.storages.RDBStorage):
+            storage.scoped_session = _Sessions(storage.scoped_session, self._counted)  # type: ignore[assignment]
+            return
+        names = [n for n in dir(optuna.storages.BaseStorage) if not n.startswith("_")]
+        for name in [*names, *self.PRIVATE_READS]:
+            method = getattr(storage, name, None)
+            if callable(method) and name not in self.LOCAL:
+                setattr(storage, name, self._counted(method))
+
+    def _timed(self, method: Any) -> Any:
+        def hook(*args: Any, **kwargs: Any) -> Any:
+            self._in_sampler += 1
+            start, cpu = time.perf_counter(), time.thread_time()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                self._in_sampler -= 1
+                if not self._in_sampler:
+                    self.sampler_s += time.perf_counter() - start
+                    self.sampler_cpu_s += time.thread_time() - cpu
+
+        return hook
+
+    def _counted(self, method: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if not self._in_storage:
+                self.calls += 1
+                self.sampler_calls += self._in_sampler > 0
+            self._in_storage += 1
+            try:
+                return method(*args, **kwargs)
+            finally:
+                self._in_storage -= 1
+
+        return call
+
+
+class _Sessions:
+    """An RDB's ``scoped_session`` whose calls (one per transaction) are counted."""
+
+    def __init__(self, sessions: Any, counted: Any) -> None:
+        self._sessions = sessions
+        self._call = counted(sessions)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sessions, name)
+
+
+def abandoned_cost(
+    sampler: str, n_abandoned: int, n_trials: int, seed: int, spec: str
+) -> tuple[float, float, float, float, float]:
+    """Per trial of ``n_trials`` instant trials with ``n_abandoned`` RUNNING ones.
+
+    Returns:
+        ``(wall ms, ms inside the sampler's hooks, CPU ms of the thread inside them,
+        storage calls, storage calls made by the sampler)``, each per trial.
+    """
+    meter = Meter()
+    storage = open_storage(spec)
+    meter.wrap_storage(storage)
+    name = f"i8h_abandoned_{sampler}_{uuid.uuid4().hex[:10]}"
+    chosen = make_sampler(sampler, seed)
+    meter.wrap_sampler(chosen)
+    study = optuna.create_study(study_name=name, storage=storage, sampler=chosen)
+    try:
         study.optimize(suggest, n_trials=10)  # a population that has started
         for _ in range(n_abandoned):  # a dead worker's trials: asked, suggested, never told
             suggest(study.ask())
+        meter.reset()
         start = time.perf_counter()
         study.optimize(suggest, n_trials=n_trials)
-        return 1000.0 * (time.perf_counter() - start) / n_trials
+        wall = time.perf_counter() - start
+    finally:
+        if spec.startswith("postgresql"):
+            optuna.delete_study(study_name=name, storage=storage)
+    per = 1.0 / n_trials
+    own, cpu = meter.sampler_s, meter.sampler_cpu_s
+    ms = 1000 * per
+    return wall * ms, own * ms, cpu * ms, meter.calls * per, meter.sampler_calls * per
 
 
 def run_workers(
     spec: str, sampler: str, n_workers: int, n_trials: int, sleep: float, seed: int
-) -> tuple[float, int, int, int]:
-    """``(trials/s, completed, duplicated slots, records)`` of ``n_workers`` processes."""
+) -> tuple[float, int, int, float]:
+    """``(trials/s, completed, duplicated slots, storage calls per trial)`` of ``n_workers``.
+
+    The storage calls are those of the workers once their study is loaded (see
+    :class:`Meter`), summed over the workers, per completed trial.
+    """
     name = f"i8h_scale_{sampler}_{uuid.uuid4().hex[:10]}"
+    meter_dir = tempfile.gettempdir()
     storage = open_storage(spec)
     optuna.create_study(study_name=name, storage=storage)
     each, extra = divmod(n_trials, n_workers)
@@ -129,6 +250,7 @@ def run_workers(
                 str(each + (i < extra)),
                 str(sleep),
                 str(seed),
+                f"{meter_dir}/{name}-{i}.calls",
             ]
         )
         for i in range(n_workers)
@@ -141,15 +263,32 @@ def run_workers(
     done = sum(t.state == TrialState.COMPLETE for t in trials)
     if not spec.startswith("journal:"):
         optuna.delete_study(study_name=name, storage=storage)
-    return throughput(trials), done, dup, n_rec
+    calls = 0
+    for i in range(n_workers):
+        path = f"{meter_dir}/{name}-{i}.calls"
+        with open(path) as f:
+            calls += int(f.read())
+        os.remove(path)
+    return throughput(trials), done, dup, calls / max(done, 1)
 
 
 def worker(argv: Sequence[str]) -> None:
-    spec, name, sampler, n, sleep, seed = argv
+    spec, name, sampler, n, sleep, seed = argv[:6]
+    calls_file = argv[6] if len(argv) > 6 else None  # where to write the storage call count
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    # Start-up, not counted: a population sampler's first ask writes the study note through
+    # optuna-dashboard when it is installed, whose import (scikit-learn, SciPy) takes 1-6 s
+    # on a loaded 2-core machine; done here, inside the timed span it would stall one trial
+    # of every worker (docs/deployment.md).
+    if importlib.util.find_spec("optuna_dashboard") is not None:
+        importlib.import_module("optuna_dashboard")
+    storage = open_storage(spec)
+    meter = Meter()
+    meter.wrap_storage(storage)
     study = optuna.load_study(
-        study_name=name, storage=open_storage(spec), sampler=make_sampler(sampler, int(seed))
+        study_name=name, storage=storage, sampler=make_sampler(sampler, int(seed))
     )
+    meter.reset()
 
     def objective(trial: optuna.Trial) -> float:
         value = suggest(trial)
@@ -157,6 +296,9 @@ def worker(argv: Sequence[str]) -> None:
         return value
 
     study.optimize(objective, n_trials=int(n))
+    if calls_file is not None:
+        with open(calls_file, "w") as f:
+            f.write(str(meter.calls))
 
 
 # --------------------------------------------------------------------------- scenarios
@@ -165,26 +307,58 @@ def _row(*cols: object) -> None:
 
 
 def scenario_abandoned(args: argparse.Namespace) -> None:
-    print(f"== abandoned RUNNING trials on SQLite ({args.trials} instant trials, ms/trial)")
-    _row("abandoned", args.sampler, "random", "x random", "x0 " + args.sampler, "x0 random")
-    base: dict[str, float] = {}
+    for kind in args.abandoned_storages:
+        with tempfile.TemporaryDirectory() as tmp:
+            if kind == "postgres" and not reachable("127.0.0.1", 5432):
+                print("== abandoned on postgres: skipped, PostgreSQL is not reachable")
+                continue
+            spec = {
+                "sqlite": f"sqlite:///{tmp}/abandoned.db",
+                "journal": f"journal:{tmp}/abandoned.log",
+                "postgres": args.postgres,
+            }[kind]
+            _abandoned_rows(kind, spec, args)
+
+
+def _abandoned_rows(kind: str, spec: str, args: argparse.Namespace) -> None:
+    ours, rand = args.sampler, "random"
+    print(f"== abandoned RUNNING trials on {kind} ({args.trials} instant trials, per trial)")
+    print(
+        "   wall: ms per trial; own: ms inside the sampler's hooks; cpu: CPU ms of the thread"
+        " in them (no waiting for disk, locks or other processes); x0: over the same sampler's"
+        " figure with none abandoned; calls: storage calls (in: by the sampler)"
+    )
+    _row(
+        "abandoned", f"wall-{ours}", "wall-rand", "wall-x0", "rand-x0",
+        f"own-{ours}", "own-rand", "own-x0", "rand-x0", "cpu", "cpu-x0",
+        f"calls-{ours}", "calls-rand", f"in-{ours}",
+    )  # fmt: skip
+    for name in (ours, rand):  # warm up (imports, first-study set-up), not counted
+        abandoned_cost(name, 0, 2, args.seed, spec)
+    base: dict[str, tuple[float, ...]] = {}
     for n in args.abandoned:
-        ours = abandoned_cost(args.sampler, n, args.trials, args.seed)
-        rand = abandoned_cost("random", n, args.trials, args.seed)
-        base.setdefault("ours", ours)
-        base.setdefault("rand", rand)
-        _row(n, ours, rand, ours / rand, ours / base["ours"], rand / base["rand"])
+        a = abandoned_cost(ours, n, args.trials, args.seed, spec)
+        b = abandoned_cost(rand, n, args.trials, args.seed, spec)
+        a0, b0 = base.setdefault("ours", a), base.setdefault("rand", b)
+        _row(
+            n, a[0], b[0], a[0] / a0[0], b[0] / b0[0],
+            a[1], b[1], a[1] / a0[1], b[1] / b0[1], a[2], a[2] / a0[2],
+            a[3], b[3], a[4],
+        )  # fmt: skip
 
 
 def _throughput_rows(
     label: str, spec: str, workers: Sequence[int], args: argparse.Namespace, sleep: float
 ) -> None:
     print(f"== {label} ({args.trials} trials, {sleep} s objective, trials/s)")
-    _row("workers", args.sampler, "random", "ratio", "done", "dup slots")
+    print("   calls: storage calls per completed trial, all workers (see Meter)")
+    _row("workers", args.sampler, "random", "ratio", "done", "dup-slots", "calls", "calls-rand")
     for n in workers:
-        ours, done, dup, _ = run_workers(spec, args.sampler, n, args.trials, sleep, args.seed)
-        rand, _, _, _ = run_workers(spec, "random", n, args.trials, sleep, args.seed)
-        _row(n, ours, rand, ours / rand, done, dup)
+        for rep in range(args.repeat):
+            order = [args.sampler, "random"][:: 1 if rep % 2 == 0 else -1]  # alternate
+            got = {s: run_workers(spec, s, n, args.trials, sleep, args.seed) for s in order}
+            (ours, done, dup, calls), (rand, _, _, calls_rand) = got[args.sampler], got["random"]
+            _row(n, ours, rand, ours / rand, done, dup, calls, calls_rand)
 
 
 def scenario_journal(args: argparse.Namespace) -> None:
@@ -266,12 +440,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--scenarios", nargs="+", choices=list(SCENARIOS), default=list(SCENARIOS))
     parser.add_argument("--trials", type=int, default=64, help="trials per measurement")
     parser.add_argument("--abandoned", type=int, nargs="+", default=[0, 100])
+    parser.add_argument(
+        "--abandoned-storages",
+        nargs="+",
+        choices=["sqlite", "journal", "postgres"],
+        default=["sqlite", "journal"],
+    )
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 4])
     parser.add_argument("--grpc-workers", type=int, default=8)
     parser.add_argument("--sleep", type=float, default=0.05, help="objective sleep (s)")
     parser.add_argument("--journal-sleep", type=float, default=0.2)
     parser.add_argument("--postgres", default=os.environ.get("OPTUNA_PSMS_POSTGRES", POSTGRES))
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=1, help="throughput rows per setting")
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     print(f"sampler {args.sampler} against random; optuna {optuna.__version__}")

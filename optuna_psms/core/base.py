@@ -172,6 +172,19 @@ class Strategy(abc.ABC):
     def ask(self, number: int, rng: np.random.Generator) -> Proposal:
         """Propose the point for trial ``number``; must not change the strategy's state."""
 
+    def space_changed(self, dims: Sequence[Dim]) -> None:
+        """The adapter's call when a parameter's distribution changed (same coordinates).
+
+        ``dims`` replaces :attr:`dims`, one per coordinate in the same order (a new range,
+        a new number of cells). Records keep their unit-box coordinates, so a strategy only
+        refreshes what it derived from the old descriptions. A parameter that appears
+        mid-study is not this call: the adapter then makes fresh strategies and replays
+        every record. Default: keep the new descriptions.
+        """
+        if len(dims) != self.dim:
+            raise ValueError(f"space_changed got {len(dims)} dims for {self.dim} coordinates.")
+        self.dims = tuple(dims)
+
     def check(self, record: Record) -> str | None:
         """Why the strategy cannot use a record of its own kind (``None``: it can).
 

@@ -39,6 +39,9 @@ from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
 from optuna_psms.core.generations import GenerationalStrategy
 from optuna_psms.core.generations import rank_finite
+from optuna_psms.core.settings import integer
+from optuna_psms.core.settings import optional_integer
+from optuna_psms.core.settings import real
 
 
 def is_categorical(dim: Dim | None) -> bool:
@@ -204,6 +207,38 @@ def sample_distribution(
     return x
 
 
+@dataclass(frozen=True)
+class DynamicRandomSettings:
+    """The settings of an RSDU run (validated on construction).
+
+    Attributes:
+        batch_size: Trials per batch (paper: 40), at least 2.
+        n_batches: Batches per run (paper: 5); ``None``: update for as long as the study runs.
+        top_fraction: Elite fraction (paper: 0.5), in ``(0, 1]``.
+        muting_threshold: Include probability under which a flag is muted (paper: 0.25).
+        convergence_threshold: Numeric width under which the distribution has collapsed.
+    """
+
+    batch_size: int = 40
+    n_batches: int | None = 5
+    top_fraction: float = 0.5
+    muting_threshold: float = 0.25
+    convergence_threshold: float = 0.01
+
+    def __post_init__(self) -> None:
+        checked = {
+            "batch_size": integer("batch_size", self.batch_size, 2),
+            "n_batches": optional_integer("n_batches", self.n_batches, 1),
+            "top_fraction": real("top_fraction", self.top_fraction, 0.0, 1.0, open_low=True),
+            "muting_threshold": real("muting_threshold", self.muting_threshold, 0.0, 1.0),
+            "convergence_threshold": real(
+                "convergence_threshold", self.convergence_threshold, 0.0
+            ),
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+
 class DynamicRandomStrategy(GenerationalStrategy[BatchDistribution]):
     """Random search with dynamic updating over batches of trials.
 
@@ -218,11 +253,7 @@ class DynamicRandomStrategy(GenerationalStrategy[BatchDistribution]):
     Args:
         dim: Number of coordinates.
         run_start: First trial number of the run.
-        batch_size: Trials per batch (paper: 40).
-        n_batches: Batches per run (paper: 5); ``None``: update for as long as the study runs.
-        top_fraction: Elite fraction (paper: 0.5).
-        muting_threshold: Include probability under which a flag is muted (paper: 0.25).
-        convergence_threshold: Numeric width under which the distribution has collapsed.
+        settings: The run's settings (:class:`DynamicRandomSettings`).
         dims: Per-coordinate descriptions.
     """
 
@@ -231,18 +262,16 @@ class DynamicRandomStrategy(GenerationalStrategy[BatchDistribution]):
         dim: int,
         run_start: int,
         *,
-        batch_size: int = 40,
-        n_batches: int | None = 5,
-        top_fraction: float = 0.5,
-        muting_threshold: float = 0.25,
-        convergence_threshold: float = 0.01,
+        settings: DynamicRandomSettings = DynamicRandomSettings(),
         dims: Sequence[Dim] = (),
     ) -> None:
-        super().__init__(dim, run_start, size=batch_size, n_generations=n_batches, dims=dims)
-        self.batch_size = batch_size
-        self.top_fraction = top_fraction
-        self.muting_threshold = muting_threshold
-        self.convergence_threshold = convergence_threshold
+        size, batches = settings.batch_size, settings.n_batches
+        super().__init__(dim, run_start, size=size, n_generations=batches, dims=dims)
+        self.settings = settings
+        self.batch_size = size
+        self.top_fraction = settings.top_fraction
+        self.muting_threshold = settings.muting_threshold
+        self.convergence_threshold = settings.convergence_threshold
 
     def initial_model(self) -> BatchDistribution:
         return initial_distribution(self.dim, self.dims)

@@ -54,6 +54,9 @@ from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
 from optuna_psms.core.generations import GenerationalStrategy
 from optuna_psms.core.generations import rank_finite
+from optuna_psms.core.settings import integer
+from optuna_psms.core.settings import optional_integer
+from optuna_psms.core.settings import real
 
 
 def n_top(n: int, fraction: float) -> int:
@@ -206,22 +209,63 @@ class GaussianModel:
     elite: Record | None = None
 
 
+@dataclass(frozen=True)
+class EDASettings:
+    """The settings of a Gaussian EDA run (BUMDA's; validated on construction).
+
+    Attributes:
+        population_size: Trials per generation ``N`` (paper: 50), at least 2.
+        n_generations: Generations per run (paper: 20); ``None`` for no limit.
+        convergence_threshold: Spread of the top 25% under which the run has converged.
+    """
+
+    population_size: int = 50
+    n_generations: int | None = 20
+    convergence_threshold: float = 0.01
+
+    def __post_init__(self) -> None:
+        size = integer("population_size", self.population_size, 2)
+        object.__setattr__(self, "population_size", size)
+        generations = optional_integer("n_generations", self.n_generations, 1)
+        object.__setattr__(self, "n_generations", generations)
+        threshold = real("convergence_threshold", self.convergence_threshold, 0.0)
+        object.__setattr__(self, "convergence_threshold", threshold)
+
+
+@dataclass(frozen=True)
+class UMDASettings(EDASettings):
+    """:class:`EDASettings` plus the fraction of the population UMDA fits its model to.
+
+    Attributes:
+        top_fraction: In ``(0, 1]`` (paper: 0.25).
+    """
+
+    top_fraction: float = 0.25
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        fraction = real("top_fraction", self.top_fraction, 0.0, 1.0, open_low=True)
+        object.__setattr__(self, "top_fraction", fraction)
+
+
+#: BUMDA has exactly the settings every Gaussian EDA here shares.
+BUMDASettings = EDASettings
+
+
 class _GaussianEDA(GenerationalStrategy[GaussianModel]):
     def __init__(
         self,
         dim: int,
         run_start: int,
         *,
-        population_size: int = 50,
-        n_generations: int | None = 20,
-        convergence_threshold: float = 0.01,
+        settings: EDASettings = EDASettings(),
         dims: Sequence[Dim] = (),
     ) -> None:
-        super().__init__(
-            dim, run_start, size=population_size, n_generations=n_generations, dims=dims
-        )
-        self.population_size = population_size
-        self.convergence_threshold = convergence_threshold
+        size, generations = settings.population_size, settings.n_generations
+        super().__init__(dim, run_start, size=size, n_generations=generations, dims=dims)
+        self.settings = settings
+        self.population_size = size
+        self.convergence_threshold = settings.convergence_threshold
         self._spreads: dict[int, float] = {}
 
     def initial_model(self) -> GaussianModel:
@@ -267,10 +311,7 @@ class UMDAStrategy(_GaussianEDA):
     Args:
         dim: Number of coordinates.
         run_start: First trial number of the run.
-        population_size: Trials per generation ``N`` (paper: 50).
-        n_generations: Generations per run (paper: 20); ``None`` for no limit.
-        convergence_threshold: Spread of the top 25% under which the run has converged.
-        top_fraction: Fraction of the population the model is fitted to (paper: 0.25).
+        settings: The run's settings (:class:`UMDASettings`).
         dims: Per-coordinate descriptions.
     """
 
@@ -279,21 +320,11 @@ class UMDAStrategy(_GaussianEDA):
         dim: int,
         run_start: int,
         *,
-        population_size: int = 50,
-        n_generations: int | None = 20,
-        convergence_threshold: float = 0.01,
-        top_fraction: float = 0.25,
+        settings: UMDASettings = UMDASettings(),
         dims: Sequence[Dim] = (),
     ) -> None:
-        super().__init__(
-            dim,
-            run_start,
-            population_size=population_size,
-            n_generations=n_generations,
-            convergence_threshold=convergence_threshold,
-            dims=dims,
-        )
-        self.top_fraction = top_fraction
+        super().__init__(dim, run_start, settings=settings, dims=dims)
+        self.top_fraction = settings.top_fraction
 
     def fit(
         self, g: int, previous: GaussianModel, records: list[Record], usable: bool
@@ -318,9 +349,7 @@ class BUMDAStrategy(_GaussianEDA):
     Args:
         dim: Number of coordinates.
         run_start: First trial number of the run.
-        population_size: Trials per generation ``N`` (paper: 50).
-        n_generations: Generations per run (paper: 20); ``None`` for no limit.
-        convergence_threshold: Spread of the top 25% under which the run has converged.
+        settings: The run's settings (:class:`EDASettings`).
         dims: Per-coordinate descriptions.
     """
 

@@ -93,7 +93,6 @@ class GenerationalStrategy(Strategy, Generic[M]):
         self._records: dict[int, dict[int, Record]] = {}
         self._finished: dict[int, int] = {}
         self._models: list[M] = []
-        self._models_dims: tuple[Dim, ...] = self.dims
         self._last_number = run_start - 1
         self._latest_full = -1
 
@@ -121,15 +120,17 @@ class GenerationalStrategy(Strategy, Generic[M]):
             if count >= self.size:
                 self._latest_full = max(self._latest_full, g)
 
+    def space_changed(self, dims: Sequence[Dim]) -> None:
+        if tuple(dims) != self.dims:  # models depend on the cells: refit everything
+            self._models.clear()
+        super().space_changed(dims)
+
     def finished_records(self, g: int) -> list[Record]:
         """The finished records of generation ``g``, by trial number."""
         return sort_records([r for r in self._records.get(g, {}).values() if r.finished])
 
     def model(self, g: int) -> M:
         """The (cached) model generation ``g`` samples from."""
-        if self._models_dims != self.dims:  # a parameter's range changed: refit everything
-            self._models.clear()
-            self._models_dims = self.dims
         while len(self._models) <= g:
             k = len(self._models)
             if k == 0:

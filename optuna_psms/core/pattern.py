@@ -24,6 +24,7 @@ box). Choices where the paper is vague, made here and documented in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 import math
 import struct
 
@@ -35,6 +36,8 @@ from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
 from optuna_psms.core.base import Strategy
+from optuna_psms.core.settings import choice
+from optuna_psms.core.settings import real
 
 
 STEP_RULES = ("on_failure", "always")
@@ -170,6 +173,31 @@ def convergence_threshold(resolution: float, cells: np.ndarray) -> float:
     return float(min(per_coordinate)) if per_coordinate else float(resolution)
 
 
+@dataclass(frozen=True)
+class PatternSettings:
+    """The settings of a PATSMS run (validated on construction).
+
+    Attributes:
+        initial_step: The first step, a fraction of each coordinate's range, in ``(0, 1]``.
+        resolution: The smallest step of a continuous coordinate, in
+            ``(0, initial_step]``; the run converges below it.
+        step_rule: One of :data:`STEP_RULES`.
+    """
+
+    initial_step: float = 0.5
+    resolution: float = 1e-4
+    step_rule: str = "on_failure"
+
+    def __post_init__(self) -> None:
+        step = real("initial_step", self.initial_step, 0.0, 1.0, open_low=True)
+        object.__setattr__(self, "initial_step", step)
+        name = f"resolution (with initial_step={step!r})"
+        object.__setattr__(
+            self, "resolution", real(name, self.resolution, 0.0, step, open_low=True)
+        )
+        object.__setattr__(self, "step_rule", choice("step_rule", self.step_rule, STEP_RULES))
+
+
 class PatternStrategy(Strategy):
     """PATSMS pattern search over trial numbers.
 
@@ -189,9 +217,7 @@ class PatternStrategy(Strategy):
     Args:
         dim: Number of coordinates ``d``.
         run_start: First trial number of the run.
-        initial_step: The first step, a fraction of each coordinate's range.
-        resolution: The smallest step of a continuous coordinate; the run converges below it.
-        step_rule: ``"on_failure"`` or ``"always"``.
+        settings: The run's settings (:class:`PatternSettings`).
         dims: Per-coordinate descriptions (discrete coordinates move by whole cells).
     """
 
@@ -200,19 +226,15 @@ class PatternStrategy(Strategy):
         dim: int,
         run_start: int,
         *,
-        initial_step: float = 0.5,
-        resolution: float = 1e-4,
-        step_rule: str = "on_failure",
+        settings: PatternSettings = PatternSettings(),
         dims: Sequence[Dim] = (),
     ) -> None:
         super().__init__(dim, run_start, dims)
-        if step_rule not in STEP_RULES:
-            raise ValueError(f"step_rule must be one of {STEP_RULES}, got {step_rule!r}")
-        self.initial_step = float(initial_step)
-        self.resolution = float(resolution)
-        self.step_rule = step_rule
-        self._cells_for: tuple[Dim, ...] | None = None
-        self._cells_cache = np.zeros(dim, dtype=np.int64)
+        self.settings = settings
+        self.initial_step = settings.initial_step
+        self.resolution = settings.resolution
+        self.step_rule = settings.step_rule
+        self._cells_cache = cells_of(self.dims, dim)
         self._best: Record | None = None  # best finished record of the run (any member)
         self._first: Record | None = None  # lowest-numbered record (a centre before results)
         self._state: dict[int, float | None] = {}  # number -> loss as last told
@@ -237,10 +259,11 @@ class PatternStrategy(Strategy):
             return 0, 0
         return (i - 1) // self.sweep_size + 1, (i - 1) % self.sweep_size
 
+    def space_changed(self, dims: Sequence[Dim]) -> None:
+        super().space_changed(dims)
+        self._cells_cache = cells_of(self.dims, self.dim)
+
     def _cells(self) -> np.ndarray:
-        if self._cells_for is not self.dims:  # the adapter may replace dims (range change)
-            self._cells_cache = cells_of(self.dims, self.dim)
-            self._cells_for = self.dims
         return self._cells_cache
 
     def check(self, record: Record) -> str | None:

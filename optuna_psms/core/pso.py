@@ -22,6 +22,9 @@ with ``r1, r2 ~ U[0, 1]`` drawn per dimension and the adaptive inertia ``W_t`` o
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+import math
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +34,9 @@ from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
 from optuna_psms.core.base import Strategy
+from optuna_psms.core.settings import choice
+from optuna_psms.core.settings import integer
+from optuna_psms.core.settings import real
 
 
 def inertia_weight(
@@ -126,6 +132,56 @@ def move(
     raise ValueError(f"boundary must be one of {BOUNDARIES}, got {boundary!r}.")
 
 
+#: Neighbourhoods of the social term: the whole swarm, or particles ``i - 1, i, i + 1``.
+TOPOLOGIES = ("global", "ring")
+
+
+@dataclass(frozen=True)
+class PSOSettings:
+    """The settings of a PSMS swarm (validated on construction).
+
+    Attributes:
+        swarm_size: Number of particles ``m``.
+        c1: Weight of the personal best.
+        c2: Weight of the global (or ring-neighbourhood) best.
+        inertia: ``(w_start, w_fraction, w_end)`` of :func:`inertia_weight`.
+        n_iterations: Iterations the inertia schedule is laid out over.
+        v_max: Velocity clamp, as a fraction of the unit range.
+        topology: One of :data:`TOPOLOGIES`.
+        boundary: One of :data:`BOUNDARIES` (see :func:`move`).
+    """
+
+    swarm_size: int = 5
+    c1: float = 2.0
+    c2: float = 2.0
+    inertia: tuple[float, float, float] = (1.2, 0.5, 0.4)
+    n_iterations: int = 50
+    v_max: float = 0.5
+    topology: str = "global"
+    boundary: str = "damping"
+
+    def __post_init__(self) -> None:
+        inertia: Any = self.inertia
+        if not isinstance(inertia, tuple | list) or len(inertia) != 3:
+            raise ValueError(f"inertia must be (w_start, w_fraction, w_end), got {inertia!r}.")
+        checked = {
+            "swarm_size": integer("swarm_size", self.swarm_size, 1),
+            "c1": real("c1", self.c1, 0.0),
+            "c2": real("c2", self.c2, 0.0),
+            "inertia": (
+                real("inertia w_start", inertia[0], -math.inf),
+                real("inertia w_fraction", inertia[1], 0.0, 1.0),
+                real("inertia w_end", inertia[2], -math.inf),
+            ),
+            "n_iterations": integer("n_iterations", self.n_iterations, 1),
+            "v_max": real("v_max", self.v_max, 0.0, 1.0, open_low=True),
+            "topology": choice("topology", self.topology, TOPOLOGIES),
+            "boundary": choice("boundary", self.boundary, BOUNDARIES),
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+
 class PSOStrategy(Strategy):
     """Synchronous PSMS swarm over trial numbers.
 
@@ -140,14 +196,8 @@ class PSOStrategy(Strategy):
     Args:
         dim: Number of coordinates.
         run_start: First trial number of the run.
-        swarm_size: Number of particles ``m``.
-        c1: Weight of the personal best.
-        c2: Weight of the global (or ring-neighbourhood) best.
-        inertia: ``(w_start, w_fraction, w_end)``.
-        n_iterations: Iterations the inertia schedule is laid out over.
-        v_max: Velocity clamp, as a fraction of the unit range.
-        topology: ``"global"`` or ``"ring"`` (neighbours ``i - 1, i, i + 1``).
-        boundary: One of :data:`BOUNDARIES` (see :func:`move`).
+        settings: The swarm's settings (:class:`PSOSettings`).
+        dims: Per-coordinate descriptions.
     """
 
     vector_names = ("v",)
@@ -157,25 +207,19 @@ class PSOStrategy(Strategy):
         dim: int,
         run_start: int,
         *,
-        swarm_size: int = 5,
-        c1: float = 2.0,
-        c2: float = 2.0,
-        inertia: tuple[float, float, float] = (1.2, 0.5, 0.4),
-        n_iterations: int = 50,
-        v_max: float = 0.5,
-        topology: str = "global",
-        boundary: str = "absorb",
+        settings: PSOSettings = PSOSettings(),
         dims: Sequence[Dim] = (),
     ) -> None:
         super().__init__(dim, run_start, dims)
-        self.swarm_size = swarm_size
-        self.c1 = c1
-        self.c2 = c2
-        self.inertia = inertia
-        self.n_iterations = n_iterations
-        self.v_max = v_max
-        self.topology = topology
-        self.boundary = boundary
+        self.settings = settings
+        self.swarm_size = settings.swarm_size
+        self.c1 = settings.c1
+        self.c2 = settings.c2
+        self.inertia = settings.inertia
+        self.n_iterations = settings.n_iterations
+        self.v_max = settings.v_max
+        self.topology = settings.topology
+        self.boundary = settings.boundary
         self._by_member: dict[int, dict[int, Record]] = {}
         self._personal_best: dict[int, Record] = {}
         self._foreign_best: Record | None = None

@@ -16,6 +16,7 @@ from optuna_psms.core.grid.afgs import default_points_per_level
 from optuna_psms.core.grid.afgs import neighbour
 from optuna_psms.core.grid.afgs import temperature
 from optuna_psms.core.grid.cells import golden_stride
+from optuna_psms.core.grid.cells import GridSettings
 from optuna_psms.core.grid.cells import MODES
 from optuna_psms.core.grid.dfgs import dfgs_grid
 from optuna_psms.core.grid.dfgs import dfgs_offset
@@ -28,6 +29,7 @@ from optuna_psms.core.grid.dfgs import MATERIALISE_LIMIT
 __all__ = [
     "AFGSStrategy",
     "DFGSStrategy",
+    "GridSettings",
     "MATERIALISE_LIMIT",
     "MODES",
     "acceptance_probability",

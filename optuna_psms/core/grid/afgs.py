@@ -24,6 +24,7 @@ from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
 from optuna_psms.core.grid.cells import grid_point
 from optuna_psms.core.grid.cells import GridBase
+from optuna_psms.core.grid.cells import GridSettings
 from optuna_psms.core.pattern import snap
 from optuna_psms.core.rng import TrialRng
 
@@ -82,6 +83,10 @@ class _Walk:
     ended: bool = False  # the walk ended without a new point (stuck at T = 0)
 
 
+#: The settings of a AFGS run given none (the paper's).
+_DEFAULTS = GridSettings(mode="annealed")
+
+
 class AFGSStrategy(GridBase):
     """Annealed focused grid search on the outer ``3^M`` grids.
 
@@ -107,10 +112,11 @@ class AFGSStrategy(GridBase):
     Args:
         dim: Number of coordinates ``M``.
         run_start: First trial number of the run.
-        depth: ``K``: the final grid spacing is ``2^-K`` of each range (levels ``0 .. K-1``).
-        points_per_level: ``Lambda``, the points evaluated per level at most (``>= 2``).
-        initial_temperature: ``T0``.
-        stuck: ``S``, the already-evaluated neighbours in a row that lower the temperature.
+        settings: The run's settings (:class:`~optuna_psms.core.grid.cells.GridSettings`):
+            ``depth`` ``K`` (the final grid spacing is ``2^-K`` of each range, levels
+            ``0 .. K-1``), ``points_per_level`` ``Lambda`` (the points evaluated per level at
+            most), ``initial_temperature`` ``T0`` and ``stuck`` ``S`` (the already-evaluated
+            neighbours in a row that lower the temperature).
         dims: Per-coordinate descriptions (discrete coordinates snap to their cells).
     """
 
@@ -121,16 +127,13 @@ class AFGSStrategy(GridBase):
         dim: int,
         run_start: int,
         *,
-        depth: int = 10,
-        points_per_level: int | None = None,
-        initial_temperature: float = 0.8,
-        stuck: int | None = None,
+        settings: GridSettings = _DEFAULTS,
         dims: Sequence[Dim] = (),
     ) -> None:
-        super().__init__(dim, run_start, depth, dims)
-        self.n_points = int(points_per_level or default_points_per_level(dim))
-        self.t0 = float(initial_temperature)
-        self.stuck = int(stuck or max(2 * dim, 3))
+        super().__init__(dim, run_start, settings, dims)
+        self.n_points = int(settings.points_per_level or default_points_per_level(dim))
+        self.t0 = settings.initial_temperature
+        self.stuck = int(settings.stuck or max(2 * dim, 3))
         self._walks: dict[int, _Walk] = {}
         self._walk_rngs = TrialRng()  # used within one ask only
         self._memo: dict[tuple[float, ...], tuple[list[float], bytes]] = {}

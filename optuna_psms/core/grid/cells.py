@@ -10,6 +10,7 @@ the evaluated points by key, the run's best and every trial's position.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 import math
 
 import numpy as np
@@ -25,6 +26,10 @@ from optuna_psms.core.pattern import key_of_values
 from optuna_psms.core.pattern import point_key
 from optuna_psms.core.pattern import snap
 from optuna_psms.core.pattern import snap_values
+from optuna_psms.core.settings import choice
+from optuna_psms.core.settings import integer
+from optuna_psms.core.settings import optional_integer
+from optuna_psms.core.settings import real
 
 
 MODES = ("deterministic", "annealed")
@@ -73,15 +78,50 @@ def grid_point(
     return x, key_of_values(x, counts)
 
 
+@dataclass(frozen=True)
+class GridSettings:
+    """The settings of a focused grid run, either mode (validated on construction).
+
+    Attributes:
+        mode: One of :data:`MODES`: ``"deterministic"`` (DFGS) or ``"annealed"`` (AFGS).
+        depth: ``K``: the finest grid spacing is ``2^-K`` of each range, in ``[2, 40]``.
+        points_per_level: AFGS ``Lambda`` (``>= 2``); ``None``: ``max(5, 5 M)`` capped at
+            ``3^M``. Ignored by DFGS.
+        initial_temperature: AFGS ``T0`` (``> 0``).
+        stuck: AFGS ``S`` (``>= 1``); ``None``: ``max(3, 2 M)``.
+    """
+
+    mode: str = "deterministic"
+    depth: int = 10
+    points_per_level: int | None = None
+    initial_temperature: float = 0.8
+    stuck: int | None = None
+
+    def __post_init__(self) -> None:
+        checked = {
+            "mode": choice("mode", self.mode, MODES),
+            "depth": integer("depth", self.depth, 2, 40),
+            "points_per_level": optional_integer("points_per_level", self.points_per_level, 2),
+            "initial_temperature": real(
+                "initial_temperature", self.initial_temperature, 0.0, open_low=True
+            ),
+            "stuck": optional_integer("stuck", self.stuck, 1),
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+
 class GridBase(Strategy):
     """What both modes keep: evaluated points by identity, the run's best, positions."""
 
-    def __init__(self, dim: int, run_start: int, depth: int, dims: Sequence[Dim]) -> None:
+    def __init__(
+        self, dim: int, run_start: int, settings: GridSettings, dims: Sequence[Dim]
+    ) -> None:
         super().__init__(dim, run_start, dims)
-        self.depth = int(depth)
-        self._cells_for: tuple[Dim, ...] | None = None
-        self._cells_cache = np.zeros(dim, dtype=np.int64)
-        self._cells_list: list[int] = [0] * dim
+        self.settings = settings
+        self.depth = settings.depth
+        self._cells_cache = cells_of(self.dims, dim)
+        self._cells_list: list[int] = self._cells_cache.tolist()
         self._loss: dict[bytes, tuple[float, int]] = {}  # point -> best (loss, number)
         self._assigned: set[bytes] = set()  # points evaluated or running
         self._state: dict[int, float | None] = {}  # number -> loss as last told
@@ -98,11 +138,12 @@ class GridBase(Strategy):
         # The generation is the level: explorations and fallbacks stay within the depth.
         return check_indices(record, self.member_limit, self.depth - 1)
 
+    def space_changed(self, dims: Sequence[Dim]) -> None:
+        super().space_changed(dims)
+        self._cells_cache = cells_of(self.dims, self.dim)
+        self._cells_list = self._cells_cache.tolist()
+
     def _cells(self) -> np.ndarray:
-        if self._cells_for is not self.dims:  # the adapter may replace dims (range change)
-            self._cells_cache = cells_of(self.dims, self.dim)
-            self._cells_list = self._cells_cache.tolist()
-            self._cells_for = self.dims
         return self._cells_cache
 
     def _counts(self) -> list[int]:

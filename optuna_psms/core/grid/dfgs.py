@@ -24,6 +24,7 @@ from optuna_psms.core.base import Proposal
 from optuna_psms.core.base import Record
 from optuna_psms.core.grid.cells import golden_stride
 from optuna_psms.core.grid.cells import GridBase
+from optuna_psms.core.grid.cells import GridSettings
 from optuna_psms.core.pattern import point_key
 from optuna_psms.core.pattern import snap
 
@@ -106,6 +107,10 @@ class _Level:
         return self.keys is not None and self.n_assigned == len(self.unique)
 
 
+#: The settings of a DFGS run given none (the paper's).
+_DEFAULTS = GridSettings()
+
+
 class DFGSStrategy(GridBase):
     """Deterministic focused grid search (refined: outer ``3^M`` and inner ``2^M`` grids).
 
@@ -126,17 +131,23 @@ class DFGSStrategy(GridBase):
     Args:
         dim: Number of coordinates ``M``.
         run_start: First trial number of the run.
-        depth: ``K``: the final resolution is ``2^-K`` of each range (levels ``1 .. K-1``).
+        settings: The run's settings (:class:`~optuna_psms.core.grid.cells.GridSettings`);
+            DFGS reads ``depth``, ``K``: the final resolution is ``2^-K`` of each range
+            (levels ``1 .. K-1``).
         dims: Per-coordinate descriptions (discrete coordinates snap to their cells).
     """
 
     def __init__(
-        self, dim: int, run_start: int, *, depth: int = 10, dims: Sequence[Dim] = ()
+        self,
+        dim: int,
+        run_start: int,
+        *,
+        settings: GridSettings = _DEFAULTS,
+        dims: Sequence[Dim] = (),
     ) -> None:
-        super().__init__(dim, run_start, depth, dims)
+        super().__init__(dim, run_start, settings, dims)
         self._levels: list[_Level] = []
         self._speculative: dict[tuple[int, bytes], _Level] = {}
-        self._memo_cells: bytes = b""
 
     @property
     def first_level(self) -> int:
@@ -206,10 +217,6 @@ class DFGSStrategy(GridBase):
 
     def frontier(self) -> _Level | None:
         """The deepest level whose grid is known (all earlier levels are complete)."""
-        cells = self._cells().tobytes()
-        if cells != self._memo_cells:
-            self._reset_memo()
-            self._memo_cells = cells
         if not self._levels:
             centre = self._first_centre()
             if centre is None:
@@ -223,6 +230,12 @@ class DFGSStrategy(GridBase):
             self._levels.append(level)
             self._speculative.clear()
         return level
+
+    def space_changed(self, dims: Sequence[Dim]) -> None:
+        before = self._cells().tobytes()
+        super().space_changed(dims)
+        if self._cells().tobytes() != before:
+            self._reset_memo()  # the levels' grid points snap to other cells now
 
     def _reset_memo(self) -> None:
         self._levels.clear()
