@@ -89,7 +89,13 @@ def test_two_objective_and_scalarised_forms() -> None:
         assert complexity == pytest.approx(t.user_attrs["fms:complexity"], abs=1e-5)
         assert 0.0 < complexity <= 1.0
     one = make_objective(
-        X, y, space=SPACE, random_state=0, complexity="both", complexity_weight=0.5
+        X,
+        y,
+        space=SPACE,
+        random_state=0,
+        complexity="both",
+        complexity_weight=0.5,
+        enable_pruning=True,
     )
     assert one.directions == ["minimize"]
     single = optuna.create_study(pruner=optuna.pruners.NopPruner())

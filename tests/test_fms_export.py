@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 from sklearn.base import BaseEstimator
 from sklearn.datasets import load_breast_cancer
 from sklearn.datasets import load_diabetes
+from sklearn.datasets import load_iris
 
 from optuna_psms import FullModelRegressor
 from optuna_psms import FullModelSelector
@@ -112,6 +114,45 @@ def test_classifier_script_predicts_like_the_estimator(tmp_path: Any) -> None:
     X.to_csv(tmp_path / "new.csv", index=False)
     printed = _run_script(path, str(tmp_path / "train.csv"), "label", str(tmp_path / "new.csv"))
     assert printed == list(model.predict(X))
+
+
+def _typed(values: Any) -> list[tuple[str, Any]]:
+    """Labels with their types: ``True`` and ``1`` compare equal, their types do not."""
+    return [(type(v).__name__, v) for v in np.asarray(values, dtype=object).tolist()]
+
+
+def test_classifier_script_keeps_mixed_type_labels(tmp_path: Any) -> None:
+    X, y = load_iris(return_X_y=True)
+    # Three classes "a", 1 and True: np.unique would fail on them or merge True with 1.
+    labels = [["a", 1, True][k] for k in y]
+    space = FullModelSpace(classifiers=["logistic", "naive_bayes"], selectors=["none"])
+    model = FullModelSelector(space=space, sampler="random", n_trials=3, random_state=0)
+    model.fit(X, labels)
+    assert _typed(model.classes_) == [("int", 1), ("bool", True), ("str", "a")]
+    path = str(tmp_path / "pipeline.py")
+    text = model.export_python(path)
+    namespace: dict[str, Any] = {}
+    exec(compile(text, path, "exec"), namespace)
+    fitted = namespace["fit"](X, labels)
+    predicted = namespace["predict"](fitted, X)
+    assert _typed(predicted) == _typed(model.predict(X))
+    assert set(_typed(predicted)) == set(_typed(model.classes_))  # all three, types kept
+    # In a fresh process, as a user would run it.
+    np.save(tmp_path / "X.npy", X)
+    code = (
+        "import json, sys, numpy as np\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "import pipeline\n"
+        f"X = np.load({str(tmp_path / 'X.npy')!r})\n"
+        f"labels = {labels!r}\n"
+        "model = pipeline.fit(X, labels)\n"
+        "print(json.dumps([[type(v).__name__, v] for v in pipeline.predict(model, X).tolist()]))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert [tuple(p) for p in json.loads(out.stdout)] == _typed(model.predict(X))
 
 
 def test_regressor_script_predicts_like_the_estimator(tmp_path: Any) -> None:

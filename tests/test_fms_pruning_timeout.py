@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 
@@ -20,6 +21,7 @@ from optuna_psms import FullModelSelector
 from optuna_psms.fms import Component
 from optuna_psms.fms import FullModelSpace
 from optuna_psms.fms import make_objective
+from optuna_psms.fms import RegressionSpace
 from tests.samplers import SAMPLERS
 
 
@@ -47,7 +49,7 @@ CHEAP = FullModelSpace(
 @pytest.mark.parametrize("name", sorted(SAMPLERS))
 def test_every_sampler_survives_pruned_trials(name: str) -> None:
     X, y = _data()
-    objective = make_objective(X, y, space=CHEAP, cv=3, random_state=0)
+    objective = make_objective(X, y, space=CHEAP, cv=3, random_state=0, enable_pruning=True)
     study = optuna.create_study(sampler=SAMPLERS[name](0), pruner=PruneOddTrials())
     study.optimize(objective, n_trials=12)
     states = [t.state for t in study.trials]
@@ -76,7 +78,7 @@ def test_wilcoxon_pruner_stops_a_hopeless_pipeline() -> None:
     space = FullModelSpace(
         classifiers=["mean_variance"], selectors=[], preprocessors=[], bias=False
     ).register(dummy)
-    objective = make_objective(X, y, space=space, cv=10, random_state=0)
+    objective = make_objective(X, y, space=space, cv=10, random_state=0, enable_pruning=True)
     study = optuna.create_study(
         sampler=optuna.samplers.RandomSampler(seed=0),
         pruner=optuna.pruners.WilcoxonPruner(p_threshold=0.1),
@@ -105,11 +107,31 @@ def test_estimator_does_not_prune_unless_asked() -> None:
 
 def test_multi_objective_study_gets_no_reports() -> None:
     X, y = _data()
-    objective = make_objective(X, y, space=CHEAP, cv=3, random_state=0, complexity="features")
+    objective = make_objective(
+        X, y, space=CHEAP, cv=3, random_state=0, complexity="features", enable_pruning=True
+    )
     study = optuna.create_study(directions=objective.directions)
     study.optimize(objective, n_trials=3)
     assert all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
     assert all(len(t.values) == 2 and not t.intermediate_values for t in study.trials)
+
+
+def test_no_pruning_unless_enabled() -> None:
+    # optuna.create_study's default pruner is a MedianPruner: with fold reports it would
+    # prune trials of a user who never asked for pruning (checked below, so the test can
+    # fail), so the objective reports nothing unless enable_pruning=True.
+    X, y = _data()
+    default = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    assert isinstance(default.pruner, optuna.pruners.MedianPruner)
+    default.optimize(make_objective(X, y, space=CHEAP, cv=3, random_state=0), n_trials=12)
+    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in default.trials)
+    assert not any(t.intermediate_values for t in default.trials)
+    enabled = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    objective = make_objective(X, y, space=CHEAP, cv=3, random_state=0, enable_pruning=True)
+    enabled.optimize(objective, n_trials=12)
+    assert any(t.state == optuna.trial.TrialState.PRUNED for t in enabled.trials)
+    with pytest.raises(ValueError, match="enable_pruning must be True or False"):
+        make_objective(X, y, space=CHEAP, enable_pruning=1)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- time limit
@@ -187,60 +209,139 @@ def test_timed_trials_equal_untimed_ones_and_errors_travel() -> None:
     assert study.trials[0].user_attrs["fms:error"].startswith("InvalidParameterError")
 
 
-REGRESSION_TIMED = """
-import numpy as np
-import optuna
-from optuna_psms.fms import RegressionSpace, make_objective
-
-class PruneOddTrials(optuna.pruners.BasePruner):
-    def prune(self, study, trial):
-        return trial.number % 2 == 1
-
-optuna.logging.set_verbosity(optuna.logging.ERROR)
-rng = np.random.default_rng(0)
-X = rng.normal(size=(90, 4))
-y = X[:, 0] + 0.1 * rng.normal(size=90)
-space = RegressionSpace(regressors=["linear", "knn"], selectors=[], preprocessors=[])
-objective = make_objective(X, y, space=space, cv=3, random_state=0, trial_timeout=60)
-study = optuna.create_study(pruner=PruneOddTrials())
-study.optimize(objective, n_trials=4)
-print(",".join(t.state.name for t in study.trials))
-"""
-
-
 def test_regression_with_timeout_and_pruning() -> None:
-    # In a fresh, single-threaded process, as a user's script runs. Forking from this test
-    # process, which keeps threads of earlier tests, can leave a lock held in the timed
-    # trial's child (the limitation the fms._folds docstring states): in one CI run a knn
-    # child hung there and its trial failed at the limit.
-    env = dict(os.environ, PYTHONPATH=os.getcwd())
-    out = subprocess.run(
-        [sys.executable, "-c", REGRESSION_TIMED],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
+    # In this test process, which keeps threads of earlier tests: the worker is a fresh
+    # interpreter, not a fork, so no lock those threads hold can reach it.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 4))
+    y = X[:, 0] + 0.1 * rng.normal(size=90)
+    space = RegressionSpace(regressors=["linear", "knn"], selectors=[], preprocessors=[])
+    objective = make_objective(
+        X, y, space=space, cv=3, random_state=0, trial_timeout=60, enable_pruning=True
     )
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip().splitlines()[-1] == "COMPLETE,PRUNED,COMPLETE,PRUNED"
+    study = optuna.create_study(pruner=PruneOddTrials())
+    study.optimize(objective, n_trials=4)
+    states = [t.state.name for t in study.trials]
+    assert states == ["COMPLETE", "PRUNED", "COMPLETE", "PRUNED"]
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork start method: Linux")
+#: Taken by ``LockingClassifier.fit``; a test holds it from another thread of this process.
+SHARED_LOCK = threading.Lock()
+
+
+class LockingClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
+    """Takes ``SHARED_LOCK`` in ``fit``, prints, and appends its process id to ``log``."""
+
+    def __init__(self, log: str = "") -> None:
+        self.log = log
+
+    def fit(self, X: Any, y: Any) -> LockingClassifier:
+        with SHARED_LOCK:  # a copy of a held lock (fork) would block here for ever
+            pass
+        print("a pipeline that prints must not disturb the worker's replies")
+        with open(self.log, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return np.full(len(X), self.classes_[0])
+
+
+class _BuildLocking:
+    def __init__(self, log: str) -> None:
+        self.log = log
+
+    def __call__(self, params: Any) -> Any:
+        return LockingClassifier(log=self.log)
+
+
+def test_a_lock_held_by_another_thread_does_not_hang_the_timed_fit(tmp_path: Any) -> None:
+    # The old design forked the searching process; a lock held by another thread at that
+    # moment (logging, BLAS, OpenMP, here SHARED_LOCK) stayed held in the child, whose fit
+    # then hung until the limit and failed a healthy trial.
+    X, y = _data()
+    log = str(tmp_path / "pids")
+    locking = Component("locking", "classifier", lambda t: {}, _BuildLocking(log))
+    space = FullModelSpace(
+        classifiers=["naive_bayes"], selectors=[], preprocessors=[], bias=False
+    ).register(locking)
+    taken, finished = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with SHARED_LOCK:
+            taken.set()
+            finished.wait()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert taken.wait(30)
+        objective = make_objective(X, y, space=space, random_state=0, trial_timeout=60)
+        study = optuna.create_study()
+        for _ in range(2):
+            study.enqueue_trial({"clf:method": "locking"})
+        study.optimize(objective, n_trials=2)
+    finally:
+        finished.set()
+        holder.join()
+    assert [t.state.name for t in study.trials] == ["COMPLETE", "COMPLETE"]
+    pids = open(log).read().split()
+    # Two trials of two folds each, all in one worker process, which is not this one.
+    assert len(pids) == 4 and len(set(pids)) == 1 and pids[0] != str(os.getpid())
+
+
+def test_the_worker_is_reused_and_replaced_after_a_timeout(tmp_path: Any) -> None:
+    X, y = _data()
+    log = str(tmp_path / "pids")
+    marker = str(tmp_path / "slow")
+    locking = Component("locking", "classifier", lambda t: {}, _BuildLocking(log))
+    space = _slow_space(marker).register(locking)
+    objective = make_objective(X, y, space=space, random_state=0, trial_timeout=3)
+    study = optuna.create_study()
+    for method in ("locking", "slow", "locking", "naive_bayes", "locking"):
+        study.enqueue_trial({"clf:method": method})
+    study.optimize(objective, n_trials=5)
+    states = [t.state.name for t in study.trials]
+    assert states == ["COMPLETE", "FAIL", "COMPLETE", "COMPLETE", "COMPLETE"]
+    assert study.trials[1].user_attrs["fms:timeout"] is True
+    pids = open(log).read().split()
+    assert len(pids) == 6
+    before, after = set(pids[:2]), set(pids[2:])
+    # One process before the timeout, one new process for every trial after it.
+    assert len(before) == 1 and len(after) == 1 and before != after
+
+
 def test_timed_trials_work_from_a_script_without_a_main_guard(tmp_path: Any) -> None:
+    # The worker never re-imports the script (unlike spawn/forkserver), and a classifier
+    # defined in the script reaches it by value (cloudpickle).
     script = tmp_path / "unguarded.py"
     script.write_text(
-        "import optuna\n"
+        "import numpy as np, optuna\n"
+        "from sklearn.base import BaseEstimator, ClassifierMixin\n"
         "from sklearn.datasets import load_iris\n"
-        "from optuna_psms.fms import FullModelSpace, make_objective\n"
+        "from optuna_psms.fms import Component, FullModelSpace, make_objective\n"
+        "class Majority(ClassifierMixin, BaseEstimator):\n"
+        "    def fit(self, X, y):\n"
+        "        self.classes_, counts = np.unique(y, return_counts=True)\n"
+        "        self.label_ = self.classes_[np.argmax(counts)]\n"
+        "        return self\n"
+        "    def predict(self, X):\n"
+        "        return np.full(len(X), self.label_)\n"
         "X, y = load_iris(return_X_y=True)\n"
         "space = FullModelSpace(classifiers=['naive_bayes'], selectors=[], preprocessors=[])\n"
+        "space.register(Component('majority', 'classifier', lambda t: {}, "
+        "lambda p: Majority()))\n"
         "objective = make_objective(X, y, space=space, random_state=0, trial_timeout=60)\n"
         "study = optuna.create_study()\n"
+        "study.enqueue_trial({'clf:method': 'majority'})\n"
+        "study.enqueue_trial({'clf:method': 'naive_bayes'})\n"
         "study.optimize(objective, n_trials=2)\n"
-        "print([t.state.name for t in study.trials])\n"
+        "print([t.state.name for t in study.trials], round(study.trials[0].value, 4))\n"
     )
     env = dict(os.environ, PYTHONPATH=os.getcwd())
     out = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, env=env, check=True
     )
-    assert out.stdout.strip() == "['COMPLETE', 'COMPLETE']"
+    # The majority class of balanced iris: balanced error 2/3.
+    assert out.stdout.strip() == "['COMPLETE', 'COMPLETE'] 0.6667"

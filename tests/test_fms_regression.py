@@ -199,9 +199,18 @@ def test_regressor_estimator_api(tmp_path: Any) -> None:
     assert set(model.best_params_) >= {"reg:method"}
     restored = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(restored.predict(frame), pred)
-    # Same seed, same search.
-    again = FullModelRegressor(space=SMALL, sampler="tpe", n_trials=6, cv=3, random_state=0)
+    # Same seed, same search; a callback sees every trial.
+    numbers: list[int] = []
+    again = FullModelRegressor(
+        space=SMALL,
+        sampler="tpe",
+        n_trials=6,
+        cv=3,
+        random_state=0,
+        callbacks=[lambda study, trial: numbers.append(trial.number)],
+    )
     assert again.fit(frame, y).best_params_ == model.best_params_
+    assert numbers == list(range(6))
 
 
 def test_regressor_r2_metric_and_storage(tmp_path: Any) -> None:

@@ -67,6 +67,31 @@ def test_estimator_api(fitted: FullModelSelector, iris_text: Any) -> None:
     assert copy.n_trials == 3 and not hasattr(copy, "best_pipeline_")
 
 
+def test_fit_trial_refits_without_searching(fitted: FullModelSelector, iris_text: Any) -> None:
+    X, y = iris_text
+    study = fitted.study_
+    worst = max(study.trials, key=lambda t: t.value if t.value is not None else -1.0)
+    model = FullModelSelector(space=SPACE).fit_trial(X[::2], y[::2], study, worst)
+    assert len(study.trials) == 8  # no trial added
+    assert model.best_params_ == worst.params and model.best_loss_ == worst.value
+    assert model.describe().endswith(
+        f"[CV ber = {worst.value:.4f} on the search data, trial {worst.number}]"
+    )
+    assert model.predict(X).shape == (150,) and list(model.classes_) == list(fitted.classes_)
+    assert FullModelSelector(space=SPACE).fit_trial(X, y, study).best_params_ == (
+        fitted.best_params_
+    )
+    with pytest.raises(ValueError, match=r"minimised metric 'ber'; this estimator's metric is"):
+        FullModelSelector(space=SPACE, metric="error").fit_trial(X, y, study)
+    other = optuna.create_study()
+    other.set_user_attr("fms:metric", "ber")
+    other.ask()
+    with pytest.raises(ValueError, match=r"trial 0 of study '.*' is RUNNING, not COMPLETE"):
+        FullModelSelector(space=SPACE).fit_trial(X, y, other, other.trials[0])
+    with pytest.raises(ValueError, match=r"was not searched by a full-model estimator"):
+        FullModelSelector(space=SPACE).fit_trial(X, y, optuna.create_study())
+
+
 def test_predict_proba_without_native_probabilities(iris_text: Any) -> None:
     space = FullModelSpace(classifiers=["kridge"], selectors=[], preprocessors=[])
     model = FullModelSelector(space=space, sampler="random", n_trials=2, random_state=0)
@@ -205,4 +230,32 @@ def test_best_score_is_higher_is_better(iris_text: Any, metric: str, score: Any)
         assert 0.5 < model.best_score_ <= 1.0
     else:
         assert model.best_score_ < 0.0
-    assert f"[CV {metric} = {model.best_loss_:.4f}]" in model.describe()
+    assert f"[CV {metric} = {model.best_loss_:.4f} on the search data, trial " in model.describe()
+
+
+def test_callbacks_are_called_after_every_trial(iris_text: Any) -> None:
+    calls: list[tuple[str, int]] = []
+
+    def count(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
+        calls.append((trial.state.name, trial.number))
+
+    def stop_after_two(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
+        if trial.number == 1:
+            study.stop()
+
+    model = FullModelSelector(
+        space=SPACE, sampler="random", n_trials=5, random_state=0, callbacks=[count]
+    )
+    assert model.get_params()["callbacks"] == [count]
+    model.fit(*iris_text)
+    assert calls == [("COMPLETE", n) for n in range(5)]
+    calls.clear()
+    model.set_params(callbacks=[count, stop_after_two]).fit(*iris_text)
+    assert calls == [("COMPLETE", 0), ("COMPLETE", 1)] and len(model.study_.trials) == 2
+
+
+@pytest.mark.parametrize("callbacks", [print, "print", [1]])
+def test_bad_callbacks_are_refused(iris_text: Any, callbacks: Any) -> None:
+    model = FullModelSelector(space=SPACE, n_trials=1, callbacks=callbacks)
+    with pytest.raises(ValueError, match=r"^callbacks must be a list of callables"):
+        model.fit(*iris_text)

@@ -18,6 +18,7 @@ from optuna_psms._extras import require
 
 require("fms", "optuna_psms.fms (full model selection)")
 
+from optuna_psms.fms.data import encode_labels  # noqa: E402
 from optuna_psms.fms.data import TabularEncoder  # noqa: E402
 from optuna_psms.fms.estimators import BiasClassifier  # noqa: E402
 from optuna_psms.fms.estimators import FeatureMask  # noqa: E402
@@ -72,6 +73,7 @@ __all__ = [
     "SpaceContext",
     "TabularEncoder",
     "balanced_error_rate",
+    "encode_labels",
     "export_python",
     "make_objective",
     "make_sampler",

@@ -1,12 +1,65 @@
-"""Helpers shared by the search estimators of :mod:`optuna_psms.fms`: score sign, logging."""
+"""What the search estimators of :mod:`optuna_psms.fms` share.
+
+:class:`FullModelSearch` is the base of :class:`~optuna_psms.fms.FullModelSelector` and
+:class:`~optuna_psms.fms.FullModelRegressor`: the study, the refit of the best pipeline,
+``describe``, ``cv_results_``, ``export_python`` and the scikit-learn tags. Each subclass
+declares its parameters in its own ``__init__`` (scikit-learn reads them from the
+signature). Also here: samplers by name, the score sign and Optuna's verbosity.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Iterator
 import contextlib
 import logging
+from typing import Any
+from typing import ClassVar
+from typing import TypeVar
+import warnings
 
 import optuna
+from sklearn.base import BaseEstimator
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import check_is_fitted
+
+from optuna_psms._registry import make_sampler as _make
+from optuna_psms._registry import SAMPLERS
+from optuna_psms.fms._validation import record_features
+from optuna_psms.fms.export import export_python
+from optuna_psms.fms.export import trials_table
+from optuna_psms.fms.objective import FullModelObjective
+from optuna_psms.fms.objective import make_objective
+from optuna_psms.fms.pareto import pick_simplest
+from optuna_psms.fms.space import FullModelSpace
+from optuna_psms.storages import open_storage
+
+
+#: Sampler names understood by :func:`make_sampler` and ``optuna-psms select --sampler``.
+SAMPLER_NAMES: tuple[str, ...] = tuple(SAMPLERS)
+
+
+def default_sampler_name() -> str:
+    """The sampler :class:`FullModelSelector` and ``optuna-psms select`` use by default."""
+    return "pso"
+
+
+def make_sampler(name: str | None, seed: int | None = None) -> optuna.samplers.BaseSampler:
+    """Create a sampler by name.
+
+    Args:
+        name: One of :data:`SAMPLER_NAMES`: ``pso``, ``pso_ring``, ``pattern``, ``dfgs``,
+            ``afgs``, ``umda``, ``bumda``, ``drs``, ``drs_nobatch`` (optuna-psms samplers) or
+            ``random``, ``tpe``, ``cmaes`` (Optuna's); ``None`` for the default (``pso``).
+        seed: Sampler seed.
+
+    Returns:
+        The sampler.
+
+    Raises:
+        ValueError: Unknown name.
+    """
+    return _make(default_sampler_name() if name is None else name, seed)
 
 
 #: Losses defined as ``1 - score`` (the classification built-ins; ``"r2"``: ``1 - R^2``).
@@ -68,3 +121,261 @@ def optuna_verbosity(verbose: int | bool) -> Iterator[None]:
         yield
     finally:
         optuna.logging.set_verbosity(previous)
+
+
+_S = TypeVar("_S", bound="FullModelSearch")
+
+
+class FullModelSearch(BaseEstimator):  # type: ignore[misc]
+    """Search a full-model space with Optuna and refit the best pipeline (a base class).
+
+    Subclasses set :attr:`_task`, declare every parameter below in their own ``__init__``
+    and may override :meth:`_default_space` and :meth:`_fitted`.
+    """
+
+    #: The task of the spaces this estimator searches.
+    _task: ClassVar[str] = "classification"
+
+    space: FullModelSpace | None
+    sampler: optuna.samplers.BaseSampler | str | None
+    n_trials: int | None
+    timeout: float | None
+    trial_timeout: float | None
+    pruner: optuna.pruners.BasePruner | None
+    complexity: str | None
+    complexity_weight: float | None
+    complexity_tolerance: float
+    cv: int
+    metric: str
+    subsample: float
+    storage: str | optuna.storages.BaseStorage | None
+    study_name: str | None
+    load_if_exists: bool
+    n_jobs: int
+    random_state: int | None
+    show_progress_bar: bool
+    verbose: int
+    callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]] | None
+
+    def _default_space(self) -> FullModelSpace | None:
+        """The space searched when ``space`` is ``None`` (``None``: the classification pool)."""
+        return None
+
+    def _fitted(self, objective: FullModelObjective) -> None:
+        """Set the task's own fitted attributes after the refit (e.g. ``classes_``)."""
+
+    def _make_sampler(self) -> optuna.samplers.BaseSampler:
+        if isinstance(self.sampler, optuna.samplers.BaseSampler):
+            return self.sampler
+        if self.sampler is None or isinstance(self.sampler, str):
+            return make_sampler(self.sampler, self.random_state)
+        raise ValueError(
+            f"sampler must be an Optuna sampler, a sampler name or None; got {self.sampler!r}."
+        )
+
+    def _search_space(self) -> FullModelSpace | None:
+        if self.space is None:
+            return self._default_space()
+        task = getattr(self.space, "task", self._task)
+        if task != self._task:
+            other = "FullModelRegressor" if task == "regression" else "FullModelSelector"
+            raise ValueError(f"space is a {task} space; use {other} for it.")
+        return self.space
+
+    def fit(self: _S, X: Any, y: Any) -> _S:
+        """Search the space on ``(X, y)`` and refit the best pipeline on all of it.
+
+        Raises:
+            ValueError: Invalid data or arguments (see
+                :func:`~optuna_psms.fms.make_objective`), e.g. a continuous target given to
+                the classifier or a non-numeric one to the regressor, or duplicate column
+                names in a DataFrame ``X``.
+            RuntimeError: If no trial completed (every pipeline failed).
+        """
+        # Models pickled before the regressor had ``verbose`` have no such attribute.
+        with optuna_verbosity(getattr(self, "verbose", 0)):  # validates it before the search
+            self._search(X, y)
+        return self
+
+    def _objective(self, X: Any, y: Any) -> FullModelObjective:
+        record_features(self, X)
+        return make_objective(
+            X,
+            y,
+            space=self._search_space(),
+            cv=self.cv,
+            metric=self.metric,
+            subsample=self.subsample,
+            random_state=self.random_state,
+            trial_timeout=self.trial_timeout,
+            complexity=self.complexity,
+            complexity_weight=self.complexity_weight,
+            enable_pruning=self.pruner is not None,
+        )
+
+    def _search(self, X: Any, y: Any) -> None:
+        if self.n_trials is None and self.timeout is None:
+            raise ValueError("set n_trials or timeout, otherwise the search never stops.")
+        if self.n_trials is not None and (not isinstance(self.n_trials, int) or self.n_trials < 1):
+            raise ValueError(f"n_trials must be a positive int or None; got {self.n_trials!r}.")
+        # Models pickled before callbacks existed have no such attribute.
+        callbacks = getattr(self, "callbacks", None)
+        if callbacks is not None and (
+            isinstance(callbacks, str)
+            or not isinstance(callbacks, list | tuple)
+            or not all(callable(c) for c in callbacks)
+        ):
+            raise ValueError(
+                f"callbacks must be a list of callables (study, trial) or None; got {callbacks!r}."
+            )
+        objective = self._objective(X, y)
+        study = optuna.create_study(
+            storage=open_storage(self.storage),
+            sampler=self._make_sampler(),
+            pruner=self.pruner if self.pruner is not None else optuna.pruners.NopPruner(),
+            study_name=self.study_name,
+            directions=objective.directions,
+            load_if_exists=self.load_if_exists,
+        )
+        study.set_user_attr("fms:metric", objective.metric)
+        study.set_user_attr("fms:cv", objective.cv)
+        study.set_user_attr("fms:subsample", objective.subsample)
+        study.set_user_attr("fms:space", repr(objective.space))
+        study.optimize(
+            objective,
+            n_trials=self.n_trials,
+            timeout=self.timeout,
+            n_jobs=self.n_jobs,
+            show_progress_bar=self.show_progress_bar,
+            callbacks=None if callbacks is None else list(callbacks),
+        )
+        completed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+        if not completed:
+            errors = {
+                str(t.user_attrs.get("fms:error", "?")) for t in study.get_trials(deepcopy=False)
+            }
+            raise RuntimeError(
+                "no pipeline could be evaluated; errors: " + "; ".join(sorted(errors))[:2000]
+            )
+        self._refit(objective, study, pick_simplest(study, self.complexity_tolerance))
+
+    def _refit(
+        self, objective: FullModelObjective, study: optuna.Study, best: optuna.trial.FrozenTrial
+    ) -> None:
+        model = objective.build_pipeline(best.params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(objective.X, objective.y)
+        self.best_pipeline_ = Pipeline([("encoder", objective.encoder), *model.steps])
+        self.best_params_ = dict(best.params)
+        self.best_trial_ = best
+        self.best_loss_ = float(best.values[0]) if best.values else float("nan")
+        self.best_score_ = score_from_loss(objective.metric, self.best_loss_)
+        self.best_description_ = objective.describe(best.params)
+        self.study_ = study
+        self._fitted(objective)
+
+    def fit_trial(
+        self: _S,
+        X: Any,
+        y: Any,
+        study: optuna.Study,
+        trial: optuna.trial.FrozenTrial | None = None,
+    ) -> _S:
+        """Fit the pipeline of a finished search's trial on ``(X, y)``, without searching.
+
+        This is the refit of :meth:`fit` alone, for a study searched elsewhere (by other
+        processes, or on other rows of the same data). The fitted attributes are those of
+        :meth:`fit`, and they report the search honestly: ``best_loss_``,
+        ``best_score_`` and :meth:`describe` give the trial's CV value in ``study``, computed
+        on the data that study searched (which may be a part of ``(X, y)``); ``study_`` is
+        ``study`` and ``best_trial_`` the trial.
+
+        Args:
+            X: Features to fit on.
+            y: Target to fit on.
+            study: A study of this estimator's task and metric, e.g. an earlier :meth:`fit`'s
+                ``study_`` or a study loaded from its storage.
+            trial: A complete trial of ``study``; ``None``: the trial :meth:`fit` would
+                choose (:func:`~optuna_psms.fms.pareto.pick_simplest`).
+
+        Returns:
+            The estimator.
+
+        Raises:
+            ValueError: The study minimised another metric, or the trial is not complete.
+
+        Example:
+
+            .. testcode::
+
+                from sklearn.datasets import load_iris
+                from optuna_psms.fms import FullModelSelector, FullModelSpace
+
+                X, y = load_iris(return_X_y=True)
+                space = FullModelSpace(classifiers=["naive_bayes", "logistic"])
+                searched = FullModelSelector(space=space, n_trials=4, random_state=0)
+                searched.fit(X[::2], y[::2])
+                model = FullModelSelector(space=space).fit_trial(X, y, searched.study_)
+                assert model.best_loss_ == searched.best_loss_
+        """
+        objective = self._objective(X, y)
+        metric = study.user_attrs.get("fms:metric")
+        if metric is None:
+            raise ValueError(
+                f"study {study.study_name!r} was not searched by a full-model estimator "
+                f"(it has no fms:metric attribute)."
+            )
+        if metric != objective.metric:
+            raise ValueError(
+                f"study {study.study_name!r} minimised metric {metric!r}; this estimator's "
+                f"metric is {objective.metric!r}."
+            )
+        if trial is None:
+            trial = pick_simplest(study, self.complexity_tolerance)
+        if trial.state != optuna.trial.TrialState.COMPLETE:
+            raise ValueError(
+                f"trial {trial.number} of study {study.study_name!r} is {trial.state.name}, "
+                f"not COMPLETE."
+            )
+        self._refit(objective, study, trial)
+        return self
+
+    def describe(self) -> str:
+        """One line: the selected pipeline, its CV loss in the search and where it comes from.
+
+        The loss is ``best_loss_``: the chosen trial's mean CV loss on the data the search
+        saw (the rows given to :meth:`fit`, or the searched rows for :meth:`fit_trial`), then
+        the trial's number and the study's name (unless Optuna generated it), e.g.
+        ``"... [CV ber = 0.0400 on the search data, trial 3 of study 'fms-iris']"``.
+        """
+        check_is_fitted(self, "best_pipeline_")
+        # Models saved before best_loss_ existed kept the loss in best_score_.
+        loss = getattr(self, "best_loss_", getattr(self, "best_score_", float("nan")))
+        head = f"{self.best_description_}  [CV {self.metric} = {loss:.4f}"
+        best = getattr(self, "best_trial_", None)  # models saved before it existed
+        if best is None:
+            return f"{head}]"
+        name = self.study_.study_name
+        if name.startswith("no-name-"):  # Optuna's generated name says nothing
+            return f"{head} on the search data, trial {best.number}]"
+        return f"{head} on the search data, trial {best.number} of study {name!r}]"
+
+    @property
+    def cv_results_(self) -> dict[str, list[Any]]:
+        """One row per trial of ``study_`` (see :func:`~optuna_psms.fms.export.trials_table`)."""
+        check_is_fitted(self, "best_pipeline_")
+        return trials_table(self.study_)
+
+    def export_python(self, path: str) -> str:
+        """Write the chosen pipeline as a standalone script (see
+        :func:`~optuna_psms.fms.export.export_python`) and return its text."""
+        check_is_fitted(self, "best_pipeline_")
+        return export_python(self, path)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags

@@ -153,9 +153,26 @@ def encode_labels(y: Any) -> tuple[NDArray[np.int64], NDArray[Any]]:
     Args:
         y: Array-like of labels (numbers, strings, booleans, mixed types, ...).
 
+    The search and the scripts of :func:`~optuna_psms.fms.export_python` number classes
+    with it: one numpy dtype keeps ``np.unique``'s order; labels of mixed types stay
+    objects, numbers first, and ``True`` is not merged with ``1``.
+
     Returns:
         The encoded labels and the array of classes (``classes[codes] == y``); the classes
         are the original label objects, never their string forms.
+
+    Example:
+
+        .. testcode::
+
+            from optuna_psms.fms import encode_labels
+
+            codes, classes = encode_labels(["a", 1, True, 1])
+            print(codes.tolist(), classes.tolist())
+
+        .. testoutput::
+
+            [2, 0, 1, 0] [1, True, 'a']
     """
     return _encode_labels(y)
 

@@ -10,7 +10,9 @@ Asmar, the ``zarbi`` mean/variance linear classifier, kernel ridge classificatio
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -162,7 +164,10 @@ def score_random_forest(
     return np.asarray(forest.fit(X, y).feature_importances_, dtype=np.float64)
 
 
-SCORE_FUNCTIONS: dict[str, Callable[[FloatArray, NDArray[Any], int | None], FloatArray]] = {
+#: ``score(X, y, random_state)``: one score per feature, higher is kept.
+ScoreFunction = Callable[[FloatArray, NDArray[Any], int | None], FloatArray]
+
+SCORE_FUNCTIONS: dict[str, ScoreFunction] = {
     "ftest": score_ftest,
     "mutual_info": score_mutual_info,
     "auc": score_auc,
@@ -191,6 +196,10 @@ class _ColumnSelector(TransformerMixin, BaseEstimator):  # type: ignore[misc]
 class RankSelector(_ColumnSelector):
     """Keep the top-ranked fraction of features under a univariate or forest criterion.
 
+    The criteria are those of the task's score table (:data:`SCORE_FUNCTIONS` here;
+    :class:`~optuna_psms.fms.RegressionRankSelector` is this selector with the regression
+    table and a float target).
+
     Args:
         method: ``"ftest"``, ``"mutual_info"``, ``"auc"``, ``"s2n"``, ``"pearson"``,
             ``"rf"`` (random-forest importance) or ``"svcrfe"`` (recursive feature
@@ -198,6 +207,11 @@ class RankSelector(_ColumnSelector):
         fmax_frac: Fraction of features kept (at least one).
         random_state: Seed for the randomised criteria.
     """
+
+    #: The task's criteria, name -> score function.
+    _scores: ClassVar[Mapping[str, ScoreFunction]] = SCORE_FUNCTIONS
+    #: ``"classification"``: labels as given, and ``"svcrfe"`` is available.
+    _task: ClassVar[str] = "classification"
 
     def __init__(
         self, method: str = "ftest", fmax_frac: float = 0.5, random_state: int | None = None
@@ -208,21 +222,22 @@ class RankSelector(_ColumnSelector):
 
     def fit(self, X: Any, y: Any) -> RankSelector:
         Z = _fit_input(self, X)
-        y_arr = np.asarray(y)
+        classify = self._task == "classification"
+        y_arr = np.asarray(y) if classify else np.asarray(y, dtype=np.float64)
         n = Z.shape[1]
         k = _n_keep(self.fmax_frac, n)
-        if self.method == "svcrfe":
+        if classify and self.method == "svcrfe":
             svc = LinearSVC(C=1.0, random_state=self.random_state, max_iter=5000)
             rfe = RFE(svc, n_features_to_select=k, step=0.1).fit(Z, y_arr)
             self.support_ = np.asarray(rfe.support_, dtype=bool)
             return self
-        if self.method not in SCORE_FUNCTIONS:
-            raise ValueError(f"unknown ranking method {self.method!r}")
-        scores = SCORE_FUNCTIONS[self.method](Z, y_arr, self.random_state)
+        if self.method not in self._scores:
+            kind = "" if classify else f"{self._task} "
+            raise ValueError(f"unknown {kind}ranking method {self.method!r}")
+        scores = self._scores[self.method](Z, y_arr, self.random_state)
         self.scores_ = scores
-        order = np.argsort(-scores, kind="stable")
         support = np.zeros(n, dtype=bool)
-        support[order[:k]] = True
+        support[np.argsort(-scores, kind="stable")[:k]] = True
         self.support_ = support
         return self
 
@@ -305,7 +320,22 @@ class FeatureMask(_ColumnSelector):
 
 
 # --------------------------------------------------------------------------- classifiers
-class MeanVarianceClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
+class _PredictByDecision:
+    """``predict`` from ``decision_function``: its sign (two classes) or its argmax."""
+
+    classes_: NDArray[Any]
+
+    def decision_function(self, X: Any) -> FloatArray:
+        raise NotImplementedError
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        dec = self.decision_function(X)
+        if self.classes_.size == 2:
+            return np.asarray(self.classes_[(dec > 0).astype(int)])
+        return np.asarray(self.classes_[np.argmax(dec, axis=1)])
+
+
+class MeanVarianceClassifier(_PredictByDecision, ClassifierMixin, BaseEstimator):  # type: ignore[misc]
     """Linear classifier from class means and variances (CLOP ``zarbi``, Golub et al.).
 
     Weights are the signal-to-noise ratios ``(mu+ - mu-) / (sigma+ + sigma-)`` and the bias
@@ -331,14 +361,8 @@ class MeanVarianceClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[mi
         dec = _as_float(_input(self, X) @ self.coef_.T + self.intercept_)
         return dec.ravel() if self.classes_.size == 2 else dec
 
-    def predict(self, X: Any) -> NDArray[Any]:
-        dec = self.decision_function(X)
-        if self.classes_.size == 2:
-            return np.asarray(self.classes_[(dec > 0).astype(int)])
-        return np.asarray(self.classes_[np.argmax(dec, axis=1)])
 
-
-class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
+class KernelRidgeClassifier(_PredictByDecision, ClassifierMixin, BaseEstimator):  # type: ignore[misc]
     """Kernel ridge regression on ``+-1`` class indicators (CLOP ``kridge``).
 
     Inputs and targets are centred on the training means, which gives the model an
@@ -387,12 +411,6 @@ class KernelRidgeClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[mis
         dec = np.asarray(self.ridge_.predict(_input(self, X) - self.x_mean_), dtype=np.float64)
         dec = _as_float(dec.reshape(dec.shape[0], -1) + self.y_mean_)
         return dec.ravel() if self.classes_.size == 2 else dec
-
-    def predict(self, X: Any) -> NDArray[Any]:
-        dec = self.decision_function(X)
-        if self.classes_.size == 2:
-            return np.asarray(self.classes_[(dec > 0).astype(int)])
-        return np.asarray(self.classes_[np.argmax(dec, axis=1)])
 
 
 # ----------------------------------------------------------------------- post-processing

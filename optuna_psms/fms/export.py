@@ -136,8 +136,12 @@ _CLASSIFY = '''
 
 
 def fit(X, y):
-    """Fit the pipeline on features ``X`` and labels ``y`` (any sortable labels)."""
-    classes, codes = np.unique(np.asarray(y), return_inverse=True)
+    """Fit the pipeline on features ``X`` and labels ``y`` (any labels, mixed types too).
+
+    ``encode_labels`` numbers the classes as the search did (mixed types are kept as
+    objects: ``True`` is not ``1``), so the fitted pipeline is the estimator's.
+    """
+    codes, classes = encode_labels(y)
     return build_pipeline().fit(X, codes), classes
 
 
@@ -185,6 +189,8 @@ def export_python(estimator: Any, path: str | None = None) -> str:
     writer.imports.add(("numpy", "np"))
     body = writer.code(estimator.best_pipeline_, indent=4)
     regression = not hasattr(estimator, "classes_")
+    if not regression:
+        writer.imports.add(("optuna_psms.fms", "encode_labels"))
     kind = type(estimator).__name__
     loss = getattr(estimator, "best_loss_", getattr(estimator, "best_score_", float("nan")))
     header = [

@@ -17,6 +17,7 @@ from sklearn.pipeline import Pipeline
 
 from optuna_psms import _study_info
 from optuna_psms.fms._folds import FoldError
+from optuna_psms.fms._folds import FoldTask
 from optuna_psms.fms._folds import run_folds
 from optuna_psms.fms._folds import Split
 from optuna_psms.fms._folds import TrialTimeoutError
@@ -83,6 +84,7 @@ class FullModelObjective:
         trial_timeout: float | None = None,
         complexity: str | None = None,
         complexity_weight: float | None = None,
+        enable_pruning: bool = False,
     ) -> None:
         if space is not None and not isinstance(space, FullModelSpace):
             raise ValueError(f"space must be a FullModelSpace or None; got {space!r}.")
@@ -139,6 +141,9 @@ class FullModelObjective:
         self.trial_timeout = None if trial_timeout is None else float(trial_timeout)
         self.complexity = complexity
         self.complexity_weight = None if complexity_weight is None else float(complexity_weight)
+        if not isinstance(enable_pruning, bool):
+            raise ValueError(f"enable_pruning must be True or False; got {enable_pruning!r}.")
+        self.enable_pruning = enable_pruning
         self.directions: list[Literal["minimize", "maximize"]] = (
             ["minimize", "minimize"]
             if complexity is not None and complexity_weight is None
@@ -202,7 +207,10 @@ class FullModelObjective:
 
     # --------------------------------------------------------------------- objective
     def _reports(self, trial: optuna.trial.BaseTrial) -> bool:
-        """Whether fold scores go to ``trial.report`` (single-objective real trials)."""
+        """Whether fold scores go to ``trial.report`` (``enable_pruning``, single-objective
+        real trials)."""
+        if not self.enable_pruning:
+            return False
         if not isinstance(trial, optuna.trial.Trial) or len(self.directions) > 1:
             return False
         return len(trial.study.directions) == 1
@@ -221,12 +229,9 @@ class FullModelObjective:
         try:
             splits = self.splits(number)
             folds = run_folds(
-                self._pipeline(spec),
+                FoldTask(self._pipeline(spec), splits, self.metric, self.n_classes),
                 self.X,
                 self.y,
-                splits,
-                self.metric,
-                self.n_classes,
                 n_jobs=self.n_jobs,
                 trial_timeout=self.trial_timeout,
             )
@@ -242,7 +247,7 @@ class FullModelObjective:
                                 f"pruned after fold {step + 1} of {len(splits)}"
                             )
             finally:
-                folds.close()  # stops a timed child at once when pruned
+                folds.close()  # a pruned trial asks for no more folds
         except optuna.TrialPruned:
             raise
         except Exception as exc:  # a broken or too slow pipeline fails its own trial only
@@ -305,6 +310,7 @@ def make_objective(
     trial_timeout: float | None = None,
     complexity: str | None = None,
     complexity_weight: float | None = None,
+    enable_pruning: bool = False,
 ) -> FullModelObjective:
     """Objective for full model selection: k-fold CV loss of a sampled pipeline.
 
@@ -318,21 +324,23 @@ def make_objective(
     fitting or scoring makes the objective return ``nan``: Optuna marks that trial FAIL,
     the reason is in ``fms:error``, and the study goes on.
 
-    **Pruning.** In a single-objective study each fold's loss is passed to
-    ``trial.report(loss, step=fold)``; when ``trial.should_prune()`` says so the trial
-    raises ``optuna.TrialPruned`` (attr ``fms:pruned_after_fold``), so any Optuna pruner
-    (``MedianPruner``, ``WilcoxonPruner``, ...) stops a hopeless pipeline after a fold. The
-    study's default ``NopPruner`` never prunes. optuna-psms' samplers count a pruned trial as
-    the worst value, like a failed one.
+    **Pruning.** With ``enable_pruning=True``, in a single-objective study, each fold's loss
+    is passed to ``trial.report(loss, step=fold)``; when ``trial.should_prune()`` says so the
+    trial raises ``optuna.TrialPruned`` (attr ``fms:pruned_after_fold``), so any Optuna
+    pruner (``MedianPruner``, ``WilcoxonPruner``, ...) stops a hopeless pipeline after a
+    fold. It is off by default (as in Optuna's ``OptunaSearchCV``) because
+    ``optuna.create_study`` uses a ``MedianPruner`` unless told otherwise, which would prune
+    about half of the trials of a study that did not ask for it. optuna-psms' samplers
+    count a pruned trial as the worst value, like a failed one.
 
-    **Time limit.** With ``trial_timeout`` the folds of each trial run in a child process
-    that is killed once the trial has taken that many seconds: the trial fails with
-    ``fms:timeout = True`` and the reason in ``fms:error``, and the worker moves on to the
-    next trial. The limit counts from the moment the child is ready (its start and the copy
-    of the data have ``STARTUP_GRACE`` = 60 s of their own). This costs a process start and
-    a copy of the data per trial (tens of milliseconds on small data with the
-    ``forkserver`` start method; the first trial also starts the fork server). Pruning
-    kills the child as soon as the trial is pruned.
+    **Time limit.** With ``trial_timeout`` the folds of each trial run in a worker process
+    (a fresh interpreter per searching thread, reused from trial to trial; never a fork, so
+    no lock held by another thread can hang it) that is killed once the trial has taken
+    that many seconds: the trial fails with ``fms:timeout = True`` and the reason in
+    ``fms:error``, and the next trial starts a new worker. The limit counts from the moment
+    the worker is ready (its start has ``STARTUP_GRACE`` = 60 s of its own); the data is
+    sent to it once. This costs a few milliseconds per trial. Pipelines reach the worker as
+    cloudpickle bytes, so estimator classes defined in an unguarded script work.
 
     **Accuracy versus complexity.** With ``complexity`` (``"features"``, ``"model"`` or
     ``"both"``, see :func:`~optuna_psms.fms.metrics.complexity_value`: the share of input
@@ -366,6 +374,8 @@ def make_objective(
         trial_timeout: Seconds per trial (``None``: no limit).
         complexity: ``None``, ``"features"``, ``"model"`` or ``"both"``.
         complexity_weight: Weight of the scalarised form (``None``: two objectives).
+        enable_pruning: Report each fold to the study's pruner and stop the trial when it
+            says so (see *Pruning*).
 
     Returns:
         A :class:`FullModelObjective`, callable as ``objective(trial)``.
@@ -408,4 +418,5 @@ def make_objective(
         trial_timeout=trial_timeout,
         complexity=complexity,
         complexity_weight=complexity_weight,
+        enable_pruning=enable_pruning,
     )

@@ -45,9 +45,9 @@ from sklearn.neural_network import MLPRegressor
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
-from optuna_psms.fms.estimators import _ColumnSelector
-from optuna_psms.fms.estimators import _n_keep
 from optuna_psms.fms.estimators import FeatureMask
+from optuna_psms.fms.estimators import RankSelector
+from optuna_psms.fms.estimators import ScoreFunction
 from optuna_psms.fms.space import _build_pca
 from optuna_psms.fms.space import _describe_mask
 from optuna_psms.fms.space import _RankDescribe
@@ -91,15 +91,18 @@ def score_forest_regression(
     return np.asarray(forest.fit(X, y).feature_importances_, dtype=np.float64)
 
 
-REGRESSION_SCORES = {
+REGRESSION_SCORES: dict[str, ScoreFunction] = {
     "ftest": score_f_regression,
     "mutual_info": score_mutual_info_regression,
     "rf": score_forest_regression,
 }
 
 
-class RegressionRankSelector(_ColumnSelector):
+class RegressionRankSelector(RankSelector):
     """Keep the top-ranked fraction of features for a continuous target.
+
+    :class:`~optuna_psms.fms.RankSelector` with the regression criteria
+    (:data:`REGRESSION_SCORES`) and the target as floats; the same column checks.
 
     Args:
         method: ``"ftest"`` (``f_regression``), ``"mutual_info"`` or ``"rf"`` (random-forest
@@ -108,27 +111,8 @@ class RegressionRankSelector(_ColumnSelector):
         random_state: Seed of the randomised criteria.
     """
 
-    def __init__(
-        self, method: str = "ftest", fmax_frac: float = 0.5, random_state: int | None = None
-    ) -> None:
-        self.method = method
-        self.fmax_frac = fmax_frac
-        self.random_state = random_state
-
-    def fit(self, X: Any, y: Any) -> RegressionRankSelector:
-        Z = np.asarray(X, dtype=np.float64)
-        if self.method not in REGRESSION_SCORES:
-            raise ValueError(f"unknown regression ranking method {self.method!r}")
-        n = Z.shape[1]
-        self.n_features_in_ = n
-        scores = REGRESSION_SCORES[self.method](
-            Z, np.asarray(y, dtype=np.float64), self.random_state
-        )
-        self.scores_ = scores
-        support = np.zeros(n, dtype=bool)
-        support[np.argsort(-scores, kind="stable")[: _n_keep(self.fmax_frac, n)]] = True
-        self.support_ = support
-        return self
+    _scores = REGRESSION_SCORES
+    _task = "regression"
 
 
 class RegressionFeatureMask(FeatureMask):

@@ -2,40 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 import optuna
-from sklearn.base import BaseEstimator
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from optuna_psms.fms.export import export_python
-from optuna_psms.fms.export import trials_table
+from optuna_psms.fms._search import FullModelSearch
+from optuna_psms.fms._validation import check_features
 from optuna_psms.fms.regression import RegressionSpace
-from optuna_psms.fms.selector import FullModelSelector
 from optuna_psms.fms.space import FullModelSpace
 
 
-class _RegressionSearch(FullModelSelector):
-    """The selector's search and refit, on a regression space."""
-
-    _task = "regression"
-
-
-#: Fitted attributes copied from the search.
-_COPIED = (
-    "best_pipeline_",
-    "best_params_",
-    "best_description_",
-    "study_",
-    "n_features_in_",
-    "feature_names_in_",
-)
-
-
-class FullModelRegressor(RegressorMixin, BaseEstimator):  # type: ignore[misc]
+class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
     """Full model selection as a scikit-learn regressor.
 
     ``fit`` runs an Optuna study over a :class:`~optuna_psms.fms.RegressionSpace`
@@ -66,17 +48,28 @@ class FullModelRegressor(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         n_jobs: Parallel trials (threads).
         random_state: Seed of the sampler, folds, subsamples and estimators.
         show_progress_bar: Show Optuna's progress bar.
+        verbose: Optuna's log lines during :meth:`fit` (``0``: none per trial; see
+            :class:`~optuna_psms.fms.FullModelSelector`).
+        callbacks: Optuna study callbacks called after every trial of the search (see
+            :class:`~optuna_psms.fms.FullModelSelector`).
 
     Attributes:
         best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts the
             target.
         best_params_: Optuna parameters of the best trial.
-        best_loss_: Its mean CV loss (lower is better; optimistic, being the minimum over
-            the pipelines tried on the same data).
+        best_trial_: That trial (an ``optuna.trial.FrozenTrial`` of ``study_``).
+        best_loss_: Its mean CV loss (lower is better) on the data the search saw (that of
+            :meth:`fit`, or the data ``study_`` searched for :meth:`fit_trial`); optimistic,
+            being the minimum over the pipelines tried on the same data.
         best_score_: The same, higher-is-better: ``-best_loss_`` (e.g. minus the RMSE, as
             scikit-learn's ``neg_root_mean_squared_error``), ``1 - best_loss_`` = R^2 for
             ``"r2"``.
-        study_: The Optuna study.
+        study_: The Optuna study the pipeline was chosen in (for :meth:`fit_trial`, the
+            study given to it).
+        n_features_in_: Number of columns of ``X`` in :meth:`fit`.
+        feature_names_in_: Column names of ``X`` in :meth:`fit`, for a DataFrame with
+            string column names; :meth:`predict` then takes columns by name, as
+            :class:`~optuna_psms.fms.FullModelSelector` does.
         cv_results_: One row per trial (see :func:`~optuna_psms.fms.export.trials_table`).
 
     Example:
@@ -120,6 +113,8 @@ class FullModelRegressor(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         n_jobs: int = 1,
         random_state: int | None = None,
         show_progress_bar: bool = False,
+        verbose: int = 0,
+        callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]] | None = None,
     ) -> None:
         self.space = space
         self.sampler = sampler
@@ -139,70 +134,21 @@ class FullModelRegressor(RegressorMixin, BaseEstimator):  # type: ignore[misc]
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.show_progress_bar = show_progress_bar
+        self.verbose = verbose
+        self.callbacks = callbacks
 
-    def fit(self, X: Any, y: Any) -> FullModelRegressor:
-        """Search the space on ``(X, y)`` and refit the best pipeline on all of it.
+    _task = "regression"
 
-        Raises:
-            ValueError: Invalid data or arguments, e.g. a non-numeric target.
-            RuntimeError: If no trial completed (every pipeline failed).
-        """
-        search = _RegressionSearch(
-            space=self.space if self.space is not None else RegressionSpace(),
-            sampler=self.sampler,
-            n_trials=self.n_trials,
-            timeout=self.timeout,
-            trial_timeout=self.trial_timeout,
-            pruner=self.pruner,
-            complexity=self.complexity,
-            complexity_weight=self.complexity_weight,
-            complexity_tolerance=self.complexity_tolerance,
-            cv=self.cv,
-            metric=self.metric,
-            subsample=self.subsample,
-            storage=self.storage,
-            study_name=self.study_name,
-            load_if_exists=self.load_if_exists,
-            n_jobs=self.n_jobs,
-            random_state=self.random_state,
-            show_progress_bar=self.show_progress_bar,
-        )
-        search.fit(X, y)
-        for name in _COPIED:
-            if hasattr(search, name):
-                setattr(self, name, getattr(search, name))
-        # The selector's loss attribute (best_score_ held the loss before best_loss_ existed).
-        self.best_loss_ = float(vars(search).get("best_loss_", search.best_score_))
-        self.best_score_ = (
-            1.0 - self.best_loss_ if self.metric == "r2" else -float(self.best_loss_)
-        )
-        return self
-
-    def describe(self) -> str:
-        """One line: the selected pipeline and its cross-validated loss."""
-        check_is_fitted(self, "best_pipeline_")
-        return f"{self.best_description_}  [CV {self.metric} = {self.best_loss_:.4f}]"
+    def _default_space(self) -> FullModelSpace:
+        return RegressionSpace()
 
     def predict(self, X: Any) -> NDArray[np.float64]:
-        """Predicted target values."""
+        """Predicted target values.
+
+        Raises:
+            ValueError: ``X`` lacks a training column (DataFrame) or has the wrong number
+                of columns (array).
+        """
         check_is_fitted(self, "best_pipeline_")
+        X = check_features(self, X)
         return np.asarray(self.best_pipeline_.predict(X), dtype=np.float64).ravel()
-
-    @property
-    def cv_results_(self) -> dict[str, list[Any]]:
-        """One row per trial of ``study_`` (see :func:`~optuna_psms.fms.export.trials_table`)."""
-        check_is_fitted(self, "best_pipeline_")
-        return trials_table(self.study_)
-
-    def export_python(self, path: str) -> str:
-        """Write the chosen pipeline as a standalone script (see
-        :func:`~optuna_psms.fms.export.export_python`) and return its text."""
-        check_is_fitted(self, "best_pipeline_")
-        return export_python(self, path)
-
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.string = True
-        tags.input_tags.categorical = True
-        return tags

@@ -2,59 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
-import warnings
 
 import numpy as np
 from numpy.typing import NDArray
 import optuna
-from sklearn.base import BaseEstimator
 from sklearn.base import ClassifierMixin
 from sklearn.metrics import accuracy_score
-from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from optuna_psms._registry import make_sampler as _make
-from optuna_psms._registry import SAMPLERS
-from optuna_psms.fms._search import optuna_verbosity
-from optuna_psms.fms._search import score_from_loss
+from optuna_psms.fms._search import default_sampler_name as default_sampler_name
+from optuna_psms.fms._search import FullModelSearch
+from optuna_psms.fms._search import make_sampler as make_sampler
+from optuna_psms.fms._search import SAMPLER_NAMES as SAMPLER_NAMES
 from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import decode_labels
 from optuna_psms.fms._validation import labels_to_codes
-from optuna_psms.fms._validation import record_features
-from optuna_psms.fms.export import export_python
-from optuna_psms.fms.export import trials_table
-from optuna_psms.fms.objective import make_objective
-from optuna_psms.fms.pareto import pick_simplest
+from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.space import FullModelSpace
-from optuna_psms.storages import open_storage
-
-
-#: Sampler names understood by :func:`make_sampler` and ``optuna-psms select --sampler``.
-SAMPLER_NAMES: tuple[str, ...] = tuple(SAMPLERS)
-
-
-def default_sampler_name() -> str:
-    """The sampler :class:`FullModelSelector` and ``optuna-psms select`` use by default."""
-    return "pso"
-
-
-def make_sampler(name: str | None, seed: int | None = None) -> optuna.samplers.BaseSampler:
-    """Create a sampler by name.
-
-    Args:
-        name: One of :data:`SAMPLER_NAMES`: ``pso``, ``pso_ring``, ``pattern``, ``dfgs``,
-            ``afgs``, ``umda``, ``bumda``, ``drs``, ``drs_nobatch`` (optuna-psms samplers) or
-            ``random``, ``tpe``, ``cmaes`` (Optuna's); ``None`` for the default (``pso``).
-        seed: Sampler seed.
-
-    Returns:
-        The sampler.
-
-    Raises:
-        ValueError: Unknown name.
-    """
-    return _make(default_sampler_name() if name is None else name, seed)
 
 
 def _softmax_scores(dec: NDArray[np.float64], n_classes: int) -> NDArray[np.float64]:
@@ -65,7 +31,7 @@ def _softmax_scores(dec: NDArray[np.float64], n_classes: int) -> NDArray[np.floa
     return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float64)
 
 
-class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
+class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
     """Full model selection (PSMS) as a scikit-learn classifier.
 
     ``fit`` runs an Optuna study over a :class:`FullModelSpace` (preprocessing, feature
@@ -79,7 +45,7 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         n_trials: Number of trials (``None``: until ``timeout``).
         timeout: Time budget of the search in seconds.
         trial_timeout: Time limit of one trial in seconds: a pipeline still fitting then is
-            stopped (its folds run in a child process, which is killed), the trial fails with
+            stopped (its folds run in a worker process, which is killed), the trial fails with
             ``fms:timeout`` and the reason in ``fms:error``, and the search goes on.
         pruner: An Optuna pruner given each fold's loss (e.g.
             ``optuna.pruners.WilcoxonPruner()``); ``None``: no pruning.
@@ -105,13 +71,18 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         verbose: ``0`` (default): no per-trial log lines, only Optuna's warnings (e.g. a
             failed trial); ``1``: Optuna's INFO line per trial; ``2``: DEBUG. Optuna's
             verbosity is set for the duration of :meth:`fit` and restored afterwards.
+        callbacks: Optuna study callbacks, ``callback(study, frozen_trial)``, each called
+            after every trial of the search (``study.optimize(callbacks=...)``), e.g.
+            ``optuna.study.MaxTrialsCallback``; ``None``: none.
 
     Attributes:
         best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts
             indices into ``classes_``.
         best_params_: Optuna parameters of the best trial.
+        best_trial_: That trial (an ``optuna.trial.FrozenTrial`` of ``study_``).
         best_loss_: The best trial's value: the mean ``cv``-fold loss of ``metric`` (lower
-            is better) on the data given to :meth:`fit`. It is the minimum over all the
+            is better) on the data given to :meth:`fit` (for :meth:`fit_trial`: on the data
+            ``study_`` searched, not the data refitted on). It is the minimum over all the
             pipelines tried on that same data, hence optimistic: not an estimate of the
             error on new data (keep a hold-out set for that).
         best_score_: The same as a higher-is-better score, as in scikit-learn's search
@@ -119,7 +90,8 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             accuracy ``1 - BER``; ``"error"``: accuracy; ``"auc"``: ROC AUC;
             ``"pi_svm"``: PI_SVM), ``-best_loss_`` (the scorer's own value) for a
             scikit-learn scorer name. Optimistic in the same way.
-        study_: The Optuna study.
+        study_: The Optuna study the pipeline was chosen in (for :meth:`fit_trial`, the
+            study given to it).
         classes_: The class labels, as given (original objects and dtype).
         n_features_in_: Number of columns of ``X`` in :meth:`fit`.
         feature_names_in_: Column names of ``X`` in :meth:`fit`, when it was a DataFrame
@@ -169,6 +141,7 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         random_state: int | None = None,
         show_progress_bar: bool = False,
         verbose: int = 0,
+        callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]] | None = None,
     ) -> None:
         self.space = space
         self.sampler = sampler
@@ -189,102 +162,10 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.random_state = random_state
         self.show_progress_bar = show_progress_bar
         self.verbose = verbose
+        self.callbacks = callbacks
 
-    def _make_sampler(self) -> optuna.samplers.BaseSampler:
-        if isinstance(self.sampler, optuna.samplers.BaseSampler):
-            return self.sampler
-        if self.sampler is None or isinstance(self.sampler, str):
-            return make_sampler(self.sampler, self.random_state)
-        raise ValueError(
-            f"sampler must be an Optuna sampler, a sampler name or None; got {self.sampler!r}."
-        )
-
-    #: The task of the spaces this estimator searches (FullModelRegressor: regression).
-    _task = "classification"
-
-    def _search_space(self) -> FullModelSpace | None:
-        task = getattr(self.space, "task", self._task)
-        if task != self._task:
-            other = "FullModelRegressor" if task == "regression" else "FullModelSelector"
-            raise ValueError(f"space is a {task} space; use {other} for it.")
-        return self.space
-
-    def fit(self, X: Any, y: Any) -> FullModelSelector:
-        """Search the space on ``(X, y)`` and refit the best pipeline on all of it.
-
-        Raises:
-            ValueError: Invalid data or arguments (see :func:`make_objective`), or
-                duplicate column names in a DataFrame ``X``.
-            RuntimeError: If no trial completed (every pipeline failed).
-        """
-        with optuna_verbosity(self.verbose):  # validates verbose before the search
-            return self._search(X, y)
-
-    def _search(self, X: Any, y: Any) -> FullModelSelector:
-        if self.n_trials is None and self.timeout is None:
-            raise ValueError("set n_trials or timeout, otherwise the search never stops.")
-        if self.n_trials is not None and (not isinstance(self.n_trials, int) or self.n_trials < 1):
-            raise ValueError(f"n_trials must be a positive int or None; got {self.n_trials!r}.")
-        record_features(self, X)
-        objective = make_objective(
-            X,
-            y,
-            space=self._search_space(),
-            cv=self.cv,
-            metric=self.metric,
-            subsample=self.subsample,
-            random_state=self.random_state,
-            trial_timeout=self.trial_timeout,
-            complexity=self.complexity,
-            complexity_weight=self.complexity_weight,
-        )
-        study = optuna.create_study(
-            storage=open_storage(self.storage),
-            sampler=self._make_sampler(),
-            pruner=self.pruner if self.pruner is not None else optuna.pruners.NopPruner(),
-            study_name=self.study_name,
-            directions=objective.directions,
-            load_if_exists=self.load_if_exists,
-        )
-        study.set_user_attr("fms:metric", objective.metric)
-        study.set_user_attr("fms:cv", objective.cv)
-        study.set_user_attr("fms:subsample", objective.subsample)
-        study.set_user_attr("fms:space", repr(objective.space))
-        study.optimize(
-            objective,
-            n_trials=self.n_trials,
-            timeout=self.timeout,
-            n_jobs=self.n_jobs,
-            show_progress_bar=self.show_progress_bar,
-        )
-        completed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-        if not completed:
-            errors = {
-                str(t.user_attrs.get("fms:error", "?")) for t in study.get_trials(deepcopy=False)
-            }
-            raise RuntimeError(
-                "no pipeline could be evaluated; errors: " + "; ".join(sorted(errors))[:2000]
-            )
-        best = pick_simplest(study, self.complexity_tolerance)
-        model = objective.build_pipeline(best.params)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model.fit(objective.X, objective.y)
-        self.best_pipeline_ = Pipeline([("encoder", objective.encoder), *model.steps])
-        self.best_params_ = dict(best.params)
-        self.best_loss_ = float(best.values[0]) if best.values else float("nan")
-        self.best_score_ = score_from_loss(objective.metric, self.best_loss_)
-        self.best_description_ = objective.describe(best.params)
-        self.study_ = study
+    def _fitted(self, objective: FullModelObjective) -> None:
         self.classes_ = objective.classes
-        return self
-
-    def describe(self) -> str:
-        """One line: the selected pipeline and its cross-validated loss (``best_loss_``)."""
-        check_is_fitted(self, "best_pipeline_")
-        # Models saved before best_loss_ existed kept the loss in best_score_.
-        loss = getattr(self, "best_loss_", getattr(self, "best_score_", float("nan")))
-        return f"{self.best_description_}  [CV {self.metric} = {loss:.4f}]"
 
     def _codes(self, X: Any) -> NDArray[np.int64]:
         check_is_fitted(self, "best_pipeline_")
@@ -321,22 +202,3 @@ class FullModelSelector(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
                 pass
         dec = np.asarray(self.best_pipeline_.decision_function(X), dtype=np.float64)
         return _softmax_scores(dec, len(self.classes_))
-
-    @property
-    def cv_results_(self) -> dict[str, list[Any]]:
-        """One row per trial of ``study_`` (see :func:`~optuna_psms.fms.export.trials_table`)."""
-        check_is_fitted(self, "best_pipeline_")
-        return trials_table(self.study_)
-
-    def export_python(self, path: str) -> str:
-        """Write the chosen pipeline as a standalone script (see
-        :func:`~optuna_psms.fms.export.export_python`) and return its text."""
-        check_is_fitted(self, "best_pipeline_")
-        return export_python(self, path)
-
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.string = True
-        tags.input_tags.categorical = True
-        return tags
