@@ -14,13 +14,12 @@ written in Markdown (``docs/*.md``) are read by MyST.
 from __future__ import annotations
 
 import os
-import re
+import shutil
 import sys
 from typing import Any
 
 import plotly.io as pio
-from plotly.io._sg_scraper import plotly_sg_scraper
-from sphinx_gallery.sorting import FileNameSortKey
+from plotly.io.base_renderers import MimetypeRenderer
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -67,7 +66,10 @@ _SKLEARN_MEMBERS = (
 )
 autodoc_default_options = {
     "members": True,
-    "inherited-members": False,
+    # Members a class inherits from the package's own bases (FullModelSearch's describe,
+    # export_python, fit_trial) are documented; those of these library classes are not.
+    "inherited-members": "BaseEstimator,ClassifierMixin,RegressorMixin,TransformerMixin,"
+    "SelectorMixin,BaseSampler,object",
     "show-inheritance": True,
     "exclude-members": _SKLEARN_MEMBERS,
 }
@@ -77,67 +79,91 @@ napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 myst_heading_anchors = 3
 # config.cache: sphinx_gallery_conf holds functions, so Sphinx rebuilds everything each time.
-# plotly.sg_scraper: gallery thumbnails of plotly figures need Kaleido and Chrome; without
-# them the gallery shows a placeholder thumbnail (the figures themselves are embedded).
-suppress_warnings = ["myst.header", "config.cache", "plotly.sg_scraper"]
+suppress_warnings = ["myst.header", "config.cache"]
 
 # No network here or in CI: intersphinx would try to download inventories, so it is only
 # enabled when a cached inventory is given explicitly.
 intersphinx_mapping: dict[str, tuple[str, str | None]] = {}
 
-# The gallery's plotly figures need plotly.js; it is copied from the installed plotly package
-# into the site (no CDN: the site must work offline). Plotly writes a <script> from its CDN
-# before every figure, which blocks the page where there is no network: setup() below points
-# the first of those tags at the local copy and removes the others.
-pio.renderers.default = "sphinx_gallery"
-_CDN_SCRIPT = re.compile(
-    r'<script charset="utf-8" src="https://cdn\.plot\.ly/[^"]*"[^>]*></script>'
-)
+# The gallery's plotly figures use the site's own copy of plotly.js (no CDN: the site must work
+# offline). A gallery block that ends with a figure is embedded through the figure's HTML repr,
+# made by the renderer below without plotly.js or MathJax; _templates/page.html loads
+# _static/plotly.min.js (copied from the installed plotly package) in the <head> of the pages
+# that hold a figure, before the figures' inline scripts run.
+
+
+class _SitePlotlyRenderer(MimetypeRenderer):
+    """A figure as an HTML fragment that expects ``Plotly`` from the page."""
+
+    def to_mimebundle(self, fig_dict: Any) -> dict[str, str]:
+        html = pio.to_html(
+            fig_dict,
+            include_plotlyjs=False,
+            include_mathjax=False,
+            full_html=False,
+            default_width="100%",
+            default_height=525,
+            validate=False,
+        )
+        return {"text/html": html}
+
+
+pio.renderers["psms_site"] = _SitePlotlyRenderer()
+pio.renderers.default = "psms_site"
 html_static_path = ["_static"]
 _PLOTLY_JS = os.path.join(os.path.dirname(pio.__file__), "..", "package_data", "plotly.min.js")
 os.makedirs(os.path.join(os.path.dirname(__file__), "_static"), exist_ok=True)
 _DEST = os.path.join(os.path.dirname(__file__), "_static", "plotly.min.js")
-if not os.path.exists(_DEST):
-    import shutil
-
+if not os.path.exists(_DEST) or os.path.getsize(_DEST) != os.path.getsize(_PLOTLY_JS):
     shutil.copyfile(_PLOTLY_JS, _DEST)
 
 html_theme = "furo"
 html_title = f"optuna-psms {release}"
 
+#: Gallery order within each section (files not listed follow, by name).
+GALLERY_ORDER = [
+    "samplers_quickstart.py",
+    "plot_population.py",
+    "compare_dataset.py",
+    "dashboard.py",
+    "distributed_workers.py",
+    "full_model_selection.py",
+    # examples/samplers/: as the guides
+    "pso.py",
+    "pattern_search.py",
+    "focused_grid.py",
+    "eda.py",
+    "dynamic_random.py",
+]
+
+
+class GalleryOrder:
+    """sphinx-gallery sort key: :data:`GALLERY_ORDER`, then by file name."""
+
+    def __init__(self, src_dir: str) -> None:
+        self.src_dir = src_dir
+
+    def __call__(self, filename: str) -> tuple[int, str]:
+        rank = GALLERY_ORDER.index(filename) if filename in GALLERY_ORDER else len(GALLERY_ORDER)
+        return rank, filename
+
+    def __repr__(self) -> str:  # sphinx-gallery compares configurations by repr
+        return f"GalleryOrder({GALLERY_ORDER})"
+
+
 sphinx_gallery_conf = {
     "examples_dirs": ["../examples"],
     "gallery_dirs": ["gallery"],
     "filename_pattern": r"/[^_].*\.py$",
-    "within_subsection_order": FileNameSortKey,
+    "within_subsection_order": GalleryOrder,
     "download_all_examples": False,
     "remove_config_comments": True,
-    # Plotly figures returned at the end of a gallery block are embedded (plotly's own scraper).
-    "image_scrapers": (plotly_sg_scraper,),
+    # Plotly figures returned at the end of a gallery block are embedded by their HTML repr
+    # (the renderer above); no image scraper, so the thumbnails are the default one unless an
+    # example names its own (sphinx_gallery_thumbnail_path).
+    "image_scrapers": (),
     "abort_on_example_error": True,
     "show_memory": False,
     "reset_modules": (),
     "plot_gallery": os.environ.get("PSMS_DOCS_GALLERY", "1") == "1",
 }
-
-
-def _strip_plotly_cdn(app: Any, exception: Exception | None) -> None:
-    if exception is not None or app.builder.format != "html":
-        return
-    for root, _dirs, files in os.walk(app.outdir):
-        for name in files:
-            if name.endswith(".html"):
-                path = os.path.join(root, name)
-                with open(path, encoding="utf-8") as f:
-                    text = f.read()
-                local = os.path.relpath(os.path.join(app.outdir, "_static", "plotly.min.js"), root)
-                tag = f'<script charset="utf-8" src="{local}"></script>'
-                # The first figure of a page loads the local copy; later ones need nothing.
-                stripped = _CDN_SCRIPT.sub("", _CDN_SCRIPT.sub(tag, text, count=1))
-                if stripped != text:
-                    with open(path, "w", encoding="utf-8") as f:
-                        f.write(stripped)
-
-
-def setup(app: Any) -> None:
-    app.connect("build-finished", _strip_plotly_cdn)

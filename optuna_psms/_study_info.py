@@ -20,7 +20,10 @@ needs only Optuna; optuna-dashboard is imported lazily and optional.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
+import os
+import sys
 import threading
 from typing import Any
 import warnings
@@ -160,6 +163,11 @@ def write_once(study: Study, sampler: BaseSampler, seed: int) -> None:
             SEED_KEY: int(seed),
         }
         current = study.user_attrs
+        if all(current.get(name) == value for name, value in wanted.items()):
+            # Another worker (or an earlier process) wrote these, then the note: importing
+            # optuna-dashboard (which imports scikit-learn and SciPy, seconds on a loaded
+            # machine) in every worker's first ask would only find the note in place.
+            return
         for name, value in wanted.items():
             if current.get(name) != value:
                 study.set_user_attr(name, value)
@@ -168,15 +176,54 @@ def write_once(study: Study, sampler: BaseSampler, seed: int) -> None:
         _logger.exception("Could not write the sampler's study attrs or note.")
 
 
-def _save_note(study: Study, body: str) -> None:
+def _note_functions() -> Any:
+    """optuna-dashboard's ``get_note``/``save_note``, or ``None`` without optuna-dashboard.
+
+    ``import optuna_dashboard`` imports its web app, which imports Optuna's importance
+    module, scikit-learn and SciPy: 1-2 s in the first ask of every process, for a note.
+    Its note functions live in ``optuna_dashboard/_note.py``, which needs only Optuna, so
+    unless the package is imported already that file is loaded on its own (about a
+    millisecond, once per study and process); if it cannot be (another layout, another
+    version), the package is imported as usual. The note's storage format stays
+    optuna-dashboard's own either way.
+    """
+    if "optuna_dashboard" in sys.modules:
+        return sys.modules["optuna_dashboard"]  # None when marked as not importable
     try:
-        dashboard: Any = importlib.import_module("optuna_dashboard")
+        spec = importlib.util.find_spec("optuna_dashboard")
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    try:
+        assert spec.origin is not None
+        path = os.path.join(os.path.dirname(spec.origin), "_note.py")
+        file_spec = importlib.util.spec_from_file_location(_NOTE_MODULE, path)
+        assert file_spec is not None and file_spec.loader is not None
+        module: Any = importlib.util.module_from_spec(file_spec)
+        file_spec.loader.exec_module(module)
+        if callable(module.get_note) and callable(module.save_note):
+            return module
+    except Exception:
+        pass
+    try:
+        return importlib.import_module("optuna_dashboard")
     except ImportError:
+        return None
+
+
+#: Name under which optuna-dashboard's ``_note.py`` is loaded on its own.
+_NOTE_MODULE = "optuna_psms._dashboard_note"
+
+
+def _save_note(study: Study, body: str) -> None:
+    notes = _note_functions()
+    if notes is None:
         return
-    existing = dashboard.get_note(study)
+    existing = notes.get_note(study)
     if existing == body or (existing.strip() and not existing.startswith(NOTE_HEADING)):
         return  # unchanged, or the user's own note
-    dashboard.save_note(study, body)
+    notes.save_note(study, body)
 
 
 def _seen_before(done: _Done, study: Study) -> bool:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from typing import Any
 from typing import TYPE_CHECKING
 
 
@@ -154,12 +155,17 @@ def dashboard_argument(url: str) -> str:
 
 def open_storage(
     storage: str | optuna.storages.BaseStorage | None,
+    *,
+    sqlite_timeout: float | None = None,
 ) -> optuna.storages.BaseStorage | None:
     """Open a storage given by URL (see the module docstring); objects and ``None`` pass
     through.
 
     Args:
         storage: A URL, an Optuna storage object, or ``None`` (in memory).
+        sqlite_timeout: Seconds a SQLite connection waits for another process's write lock
+            (SQLite's own default is 5 s); several worker processes writing one SQLite file
+            need more. Ignored for other storages.
 
     Returns:
         The storage object, or ``None``.
@@ -197,7 +203,10 @@ def open_storage(
         raise StorageURLError(f"empty storage URL; use one of: {URL_FORMS}")
     sql = rdb_url(url)
     if sql is not None:
-        return optuna.storages.RDBStorage(sql)
+        engine: dict[str, Any] = {}
+        if sqlite_timeout is not None and sql.lower().startswith("sqlite"):
+            engine = {"connect_args": {"timeout": float(sqlite_timeout)}}
+        return optuna.storages.RDBStorage(sql, engine_kwargs=engine)
     journal = _journal_path(url)
     if journal is not None:
         from optuna.storages.journal import JournalFileBackend

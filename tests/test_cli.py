@@ -67,6 +67,73 @@ def test_select_bundled_dataset(tmp_path: Any, capsys: Any) -> None:
     assert [int(v) for v in lines[1:]] == list(model.predict(X))
 
 
+def test_model_from_a_bundled_dataset_takes_csv_columns_by_name(
+    tmp_path: Any, capsys: Any
+) -> None:
+    # A model selected on ``--dataset sklearn:wine`` then applied to a CSV of the same
+    # columns in another order (as a user exports new rows) must predict as on the
+    # dataset: bundled sets load with their column names. Positionally, the reversed
+    # columns give other labels (checked below, so this test can fail).
+    model_path = tmp_path / "model.joblib"
+    code, _, err = _run(
+        [
+            "select",
+            "--dataset",
+            "sklearn:wine",
+            "--sampler",
+            "random",
+            "--n-trials",
+            "3",
+            "--seed",
+            "0",
+            "--storage",
+            f"sqlite:///{tmp_path / 'w.db'}",
+            "--output",
+            str(model_path),
+            "--classifiers",
+            "logistic,naive_bayes",
+            "--test-size",
+            "0",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    model = joblib.load(model_path)
+    X, _ = load_dataset("sklearn:wine")
+    assert list(model.feature_names_in_) == list(X.columns)
+    reversed_frame = X[X.columns[::-1]]
+    with pytest.warns(UserWarning, match="X has no column names"):
+        positional = model.predict(reversed_frame.to_numpy())
+    assert np.any(model.predict(X) != positional)
+    csv = tmp_path / "new.csv"
+    reversed_frame.to_csv(csv, index=False)
+    code, out, err = _run(["predict", "--model", str(model_path), "--csv", str(csv)], capsys)
+    assert code == 0, err
+    assert "warning" not in err
+    assert [int(v) for v in out.split()[1:]] == list(model.predict(X))
+
+
+def test_predict_warns_when_the_model_has_no_column_names(tmp_path: Any, capsys: Any) -> None:
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    X, y = load_dataset("sklearn:iris")
+    model = FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+    ).fit(X.to_numpy(), y)
+    model_path = tmp_path / "plain.joblib"
+    joblib.dump(model, model_path)
+    csv = tmp_path / "rows.csv"
+    X.to_csv(csv, index=False)
+    code, out, err = _run(["predict", "--model", str(model_path), "--csv", str(csv)], capsys)
+    assert code == 0, err
+    assert err.strip().splitlines() == [
+        f"warning: {model_path} was fitted without column names, so the 4 columns of "
+        f"{csv} are taken by position, in file order"
+    ]
+    assert len(out.split()) == 151
+
+
 def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
     rng = np.random.default_rng(0)
     n = 60
@@ -266,6 +333,18 @@ def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
     assert 0.0 <= held <= 1.0
     model = joblib.load(model_path)
     assert "refitted on all 80 rows" in out
+    # The saved model reports the search's CV value (on the 60 search rows), the one printed,
+    # and where it comes from; not a CV of its own refit.
+    printed = next(s for s in out.splitlines() if s.startswith("CV ber on search data"))
+    cv_value = printed.split(": ", 1)[1].split()[0]
+    assert (
+        model.best_loss_ == study.best_value
+        and model.best_trial_.number == study.best_trial.number
+    )
+    assert model.describe().endswith(
+        f"[CV ber = {cv_value} on the search data, trial {study.best_trial.number} of study 'hp']"
+    )
+    assert len(model.cv_results_["state"]) == 3  # the search's trials, kept in memory
     # predict: one row per input row, the original labels, a probability column per class.
     pd.DataFrame(X).to_csv(tmp_path / "new.csv", index=False)
     code, out, err = _run(
@@ -309,14 +388,17 @@ def _refit_on(model: Any, X: Any, y: Any) -> Any:
         "subsample": 1.0,
         "seed": 3,
     }
-    return _refit(settings, model.best_params_, X, y)
+    return _refit(settings, model.study_, model.best_trial_, X, y)
 
 
 def test_predict_mistakes_are_one_line(tmp_path: Any, capsys: Any) -> None:
     (tmp_path / "junk.joblib").write_text("not a model")
     for argv, message in [
         (["--model", "nope.joblib", "--dataset", "sklearn:iris"], "model file not found"),
-        (["--model", str(tmp_path / "junk.joblib"), "--dataset", "sklearn:iris"], "cannot load"),
+        (
+            ["--model", str(tmp_path / "junk.joblib"), "--dataset", "sklearn:iris"],
+            f"{tmp_path / 'junk.joblib'} is not a model saved by optuna-psms select (",
+        ),
     ]:
         code, _, err = _run(["predict", *argv], capsys)
         assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
@@ -372,3 +454,151 @@ def test_no_holdout_and_default_seed_from_the_study_name(tmp_path: Any, capsys: 
     assert code == 0, err
     assert "80 search rows, no hold-out" in out and f"seed {name_seed('noseed')};" in out
     assert "held-out: none (--test-size 0)" in out and "refitted on all 80 rows" in out
+
+
+def test_trial_timeout_reaches_the_search(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
+    from optuna_psms.fms import _search
+
+    seen: list[Any] = []
+    real = _search.make_objective
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs.get("trial_timeout"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_search, "make_objective", spy)
+    db = f"sqlite:///{tmp_path}/t.db"
+    argv = ["select", "--dataset", "sklearn:iris", "--sampler", "random", "--seed", "0"]
+    argv += ["--classifiers", "naive_bayes", "--n-trials", "3", "--no-progress-bar"]
+    argv += ["--storage", db, "--study-name", "timed", "--output", str(tmp_path / "m.joblib")]
+    code, out, err = _run([*argv, "--trial-timeout", "30"], capsys)
+    assert code == 0, err
+    assert seen[0] == 30.0  # the search's objective
+    study = optuna.load_study(study_name="timed", storage=db)
+    assert [t.state for t in study.trials] == [optuna.trial.TrialState.COMPLETE] * 3
+    # A per-worker limit, not a setting of the study: a worker with another limit joins.
+    assert "trial_timeout" not in study.user_attrs["psms:cli"]
+    seen.clear()
+    code, _, err = _run([*argv, "--trial-timeout", "60", "--n-trials", "1"], capsys)
+    assert code == 0, err
+    assert seen[0] == 60.0 and len(optuna.load_study(study_name="timed", storage=db).trials) == 4
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "inf", "nan"])
+def test_bad_trial_timeout_is_one_line(tmp_path: Any, capsys: Any, value: str) -> None:
+    argv = ["select", "--dataset", "sklearn:iris", "--storage", f"sqlite:///{tmp_path}/b.db"]
+    code, _, err = _run([*argv, f"--trial-timeout={value}", "--n-trials", "1"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"--trial-timeout must be a positive number of seconds; got {float(value)}" in err
+    assert not (tmp_path / "b.db").exists()  # refused before opening the storage
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--classifiers", "svm"], "--classifiers: unknown classifier 'svm'; built-in ones: "),
+        (["--selectors", "ftst"], "--selectors: unknown selector 'ftst'; built-in ones: "),
+        (["--classifiers", ","], "--classifiers: the space needs at least one classifier"),
+        (["--cv", "1"], "--cv must be at least 2 (the number of CV folds); got 1"),
+        (["--timeout", "-1"], "--timeout must be a positive number of seconds; got -1.0"),
+        (["--n-jobs", "0"], "--n-jobs must be at least 1 (or -1: one per CPU); got 0"),
+        (["--seed", "-1"], "--seed must be an integer in [0, 2**32); got -1"),
+        (["--subsample", "0"], "--subsample must be in (0, 1]; got 0.0"),
+        (["--subsample", "2"], "--subsample must be in (0, 1]; got 2.0"),
+        (["--test-size", "0.99"], "--test-size 0.99: cannot split the rows"),
+        (
+            ["--cv", "50"],
+            "class 'yes' has only 26 sample(s), fewer than the 50 cross-validation folds; use a "
+            "smaller --cv or more data (in the 60 search rows left by --test-size 0.25)",
+        ),
+    ],
+)
+def test_bad_setting_is_refused_before_any_study_exists(
+    tmp_path: Any, capsys: Any, extra: list[str], message: str
+) -> None:
+    # A typo must not create the study and store its settings: the corrected command with
+    # the same --study-name would then be refused as another search, forever.
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    base = _select_argv(tmp_path, "--storage", db, "--study-name", "typo", "--n-trials", "1")
+    code, out, err = _run([*base, *extra], capsys)
+    assert code == 2 and out == "", out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("optuna-psms: error: " + message), err
+    assert not lines[0].endswith("."), lines[0]
+    assert optuna.get_all_study_names(db) == []
+
+
+def test_corrected_command_runs_the_study_a_typo_named(tmp_path: Any, capsys: Any) -> None:
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    base = _select_argv(
+        tmp_path,
+        "--storage",
+        db,
+        "--study-name",
+        "typo",
+        "--n-trials",
+        "1",
+        "--output",
+        str(tmp_path / "m.joblib"),
+    )
+    assert _run([*base, "--classifiers", "svm"], capsys)[0] == 2
+    code, out, err = _run([*base, "--classifiers", "svc"], capsys)
+    assert code == 0, err
+    study = optuna.load_study(study_name="typo", storage=db)
+    assert len(study.trials) == 1 and study.user_attrs["psms:cli"]["classifiers"] == ["svc"]
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage\n", b"a,b,label\n1,2,yes\n", b"bytes"])
+def test_predict_on_a_file_that_is_not_a_model(tmp_path: Any, capsys: Any, content: bytes) -> None:
+    path = tmp_path / "thing.joblib"
+    if content == b"bytes":
+        content = np.random.default_rng(0).bytes(300)
+    path.write_bytes(content)
+    joblib.dump({"a": 1}, tmp_path / "dict.joblib")
+    for model in (path, tmp_path / "dict.joblib"):
+        code, out, err = _run(
+            ["predict", "--model", str(model), "--dataset", "sklearn:iris"], capsys
+        )
+        assert code == 2 and out == ""
+        lines = err.strip().splitlines()
+        assert len(lines) == 1, err
+        assert lines[0].startswith(
+            f"optuna-psms: error: {model} is not a model saved by optuna-psms select ("
+        ), err
+
+
+def test_predict_drops_extra_columns_with_one_warning_line(tmp_path: Any, capsys: Any) -> None:
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    X, y = load_dataset("sklearn:iris")
+    model = FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+    ).fit(X, y)
+    model_path = tmp_path / "named.joblib"
+    joblib.dump(model, model_path)
+    with_label = X.assign(target=y).iloc[:, ::-1]
+    with_label.to_csv(tmp_path / "labelled.csv", index=False)
+    argv = ["predict", "--model", str(model_path), "--csv"]
+    code, out, err = _run([*argv, str(tmp_path / "labelled.csv")], capsys)
+    assert code == 0, err
+    assert err.strip().splitlines() == [
+        "warning: ignoring column(s) 'target' the model was not fitted with"
+    ]
+    assert [int(v) for v in out.split()[1:]] == list(model.predict(X))
+    X.iloc[:, 1:].to_csv(tmp_path / "few.csv", index=False)  # only missing columns
+    code, out, err = _run([*argv, str(tmp_path / "few.csv")], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "is missing 1 column(s)" in err and "--drop" not in err
+
+
+def test_argument_type_error_is_one_line(capsys: Any) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["select", "--dataset", "sklearn:iris", "--n-trials", "ten"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "optuna-psms select: error: argument --n-trials: invalid int value: 'ten' "
+        "(see 'optuna-psms select --help')"
+    ]

@@ -24,6 +24,7 @@ from optuna_psms.compare import ComparisonError
 from optuna_psms.compare._stats import summarize
 from optuna_psms.visualization import plot_best_so_far
 from optuna_psms.visualization import plot_final_values
+from tests._sqlite_watch import trial_states
 
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -370,8 +371,8 @@ def test_ctrl_c_is_one_line_and_resumable(tmp_path: Any, monkeypatch: Any) -> No
     try:
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:  # both workers blocked in trial 3
-            names = optuna.get_all_study_names(url) if (tmp_path / "i.db").exists() else []
-            if len(names) == 6 and sum(c["COMPLETE"] for c in _states(url).values()) >= 6:
+            seen = trial_states(tmp_path / "i.db")  # read-only: the file may be new
+            if len(seen) == 6 and sum(c["COMPLETE"] for c in seen.values()) >= 6:
                 break
             time.sleep(0.2)
         os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole group
@@ -415,6 +416,75 @@ def test_csv_full_model_selection(tmp_path: Any, capsys: Any) -> None:
     assert "Final best BER" in out
 
 
+def test_csv_resume_matches_the_data_not_the_path(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    from sklearn.datasets import load_iris
+
+    frame = load_iris(as_frame=True).frame.iloc[::3]
+    frame.to_csv(tmp_path / "wine.csv", index=False)
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    argv = ["compare", "--target", "target", "--samplers", "random", "--baseline", "none"]
+    argv += ["--seeds", "1", "--storage", url, "--report", "none", "--n-workers", "1"]
+    argv += ["--name", "w", "--no-progress-bar"]
+    code, _, err = _run([*argv, "--csv", str(tmp_path / "wine.csv"), "--n-trials", "1"], capsys)
+    assert code == 0, err
+    # The same file named by a relative path: the same objective, resumed.
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run([*argv, "--csv", "wine.csv", "--n-trials", "2", "--resume"], capsys)
+    assert code == 0, err
+    study = optuna.load_study(study_name="w/random/seed0", storage=url)
+    assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 2
+    # Other contents under the same path: refused, in one line, nothing run.
+    frame.assign(sepal_extra=1.0).to_csv(tmp_path / "wine.csv", index=False)
+    code, _, err = _run([*argv, "--csv", "wine.csv", "--n-trials", "3", "--resume"], capsys)
+    assert code == 2
+    (line,) = err.strip().splitlines()
+    assert "was made on 'full model selection on CSV data " in line and "--name" in line
+    assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 2
+
+
+def test_csv_with_a_continuous_target_points_to_select_regression(
+    tmp_path: Any, capsys: Any
+) -> None:
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=40), "yield_t": rng.normal(size=40)})
+    frame.to_csv(tmp_path / "fried.csv", index=False)
+    argv = ["compare", "--csv", str(tmp_path / "fried.csv"), "--target", "yield_t"]
+    argv += ["--samplers", "random", "--storage", f"sqlite:///{tmp_path / 'c.db'}"]
+    code, _, err = _run([*argv, "--no-progress-bar"], capsys)
+    assert code == 2
+    (line,) = err.strip().splitlines()
+    assert "column 'yield_t' looks continuous" in line
+    assert "classification only" in line and "optuna-psms select --task regression" in line
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    assert "classification only" in " ".join(capsys.readouterr().out.split())
+
+
+def test_resume_of_a_study_without_an_objective_id_matches_the_description(
+    tmp_path: Any, capsys: Any
+) -> None:
+    from optuna_psms.compare import ATTR_OBJECTIVE
+    from optuna_psms.compare import ATTR_SAMPLER
+    from optuna_psms.compare import ATTR_SEED
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    for sampler in ("random", "pso"):  # as made before compare:objective_id existed
+        old = optuna.create_study(study_name=f"old/{sampler}/seed0", storage=url)
+        old.set_user_attr(ATTR_OBJECTIVE, "rastrigin function, 2 dimensions, shifted, minimize")
+        old.set_user_attr(ATTR_SAMPLER, sampler)
+        old.set_user_attr(ATTR_SEED, 0)
+    argv = _compare(url, "--seeds", "1", "--n-trials", "2", "--report", "none", "--name", "old")
+    argv += ["--baseline", "none"]
+    assert _run([*argv, "--resume"], capsys)[0] == 0
+    code, _, err = _run([*argv[:4], "3", *argv[5:], "--resume"], capsys)  # --dim 3
+    assert code == 2 and "was made on 'rastrigin function, 2 dimensions" in err
+
+
 @pytest.mark.parametrize("obj", ["compare", "plot_best_so_far", "plot_final_values"])
 def test_docstring_examples_run(obj: str) -> None:
     import inspect
@@ -455,3 +525,127 @@ def test_failed_trials_are_retried(tmp_path: Any) -> None:
     result = compare_samplers(flaky, ["random"], baseline=None, n_seeds=1, n_trials=3)
     (study,) = result.studies["random"]
     assert Counter(t.state.name for t in study.trials) == Counter({"COMPLETE": 3, "FAIL": 2})
+
+
+# ---- storages other than a database, and BBOB by name ---------------------------------
+
+
+def _journal_states(storage: Any) -> dict[str, Counter[str]]:
+    return {
+        name: Counter(
+            t.state.name for t in optuna.load_study(study_name=name, storage=storage).trials
+        )
+        for name in optuna.get_all_study_names(storage)
+    }
+
+
+def test_compare_on_a_journal_file_with_workers_and_resume(tmp_path: Any, capsys: Any) -> None:
+    from optuna_psms.storages import open_storage
+
+    log = tmp_path / "c.log"
+    argv = _compare(f"journal://{log}", "--seeds", "1", "--n-trials", "4", "--report", "none")
+    argv[argv.index("--n-workers") + 1] = "2"  # two processes append to one journal file
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert f"optuna-dashboard {log}" in out  # the dashboard takes the file's path
+    states = _journal_states(open_storage(str(log)))
+    assert states == {
+        f"rastrigin-d2/{s}/seed0": Counter({"COMPLETE": 4}) for s in ("pso", "random", "tpe")
+    }
+    code, out, err = _run([*argv[:-4], "--n-trials", "5", "--report", "none", "--resume"], capsys)
+    assert code == 0, err
+    assert "Running 3 trials in 3 studies" in out
+    assert all(
+        c == Counter({"COMPLETE": 5}) for c in _journal_states(open_storage(str(log))).values()
+    )
+
+
+@pytest.mark.services
+def test_compare_on_redis(capsys: Any) -> None:
+    import uuid
+
+    from tests.conftest import require_service
+
+    require_service("Redis", "127.0.0.1", 6379)
+    pytest.importorskip("redis")
+    url = "redis://127.0.0.1:6379/0"
+    name = f"compare-redis-{uuid.uuid4().hex[:10]}"
+    argv = _compare(url, "--seeds", "1", "--n-trials", "3", "--report", "none", "--name", name)
+    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalRedisBackend(url))
+    try:
+        code, out, err = _run(argv, capsys)
+        assert code == 0, err
+        ours = [n for n in optuna.get_all_study_names(storage) if n.startswith(name + "/")]
+        assert sorted(ours) == [f"{name}/{s}/seed0" for s in ("pso", "random", "tpe")]
+        for study_name in ours:
+            trials = optuna.load_study(study_name=study_name, storage=storage).trials
+            assert [t.state.name for t in trials] == ["COMPLETE"] * 3
+    finally:
+        for study_name in optuna.get_all_study_names(storage):
+            if study_name.startswith(name + "/"):
+                optuna.delete_study(study_name=study_name, storage=storage)
+
+
+def test_bad_storage_url_is_one_line(tmp_path: Any, capsys: Any) -> None:
+    code, _, err = _run(_compare("ftp://nowhere/x", "--seeds", "1", "--n-trials", "2"), capsys)
+    assert code == 2
+    (line,) = err.strip().splitlines()
+    assert "unknown storage scheme 'ftp://'" in line
+
+
+def test_bbob_function_by_name(tmp_path: Any, capsys: Any) -> None:
+    pytest.importorskip("cocoex")
+    from optuna_psms.benchmarks.bbob import Problem
+
+    url = f"sqlite:///{tmp_path / 'b.db'}"
+    argv = _compare(url, "--seeds", "1", "--n-trials", "5", "--report", "none")
+    argv[argv.index("rastrigin")] = "bbob:f7"
+    argv[argv.index("--dim") + 1] = "3"
+    code, out, err = _run([*argv, "--instance", "2"], capsys)
+    assert code == 0, err
+    assert "bbob f7 (step ellipsoid) instance 2, 3 dimensions" in out
+    study = optuna.load_study(study_name="bbob-f7-i2-d3/pso/seed0", storage=url)
+    assert study.metric_names == ["regret"]
+    problem = Problem(7, 3, instance=2)
+    for trial in study.trials:  # each value is that instance's regret at the trial's point
+        x = [trial.params[f"x{i}"] for i in range(3)]
+        assert trial.value == pytest.approx(problem(x))
+        assert trial.value >= 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--function", "bbob:f25"], "unknown bbob function 'bbob:f25'"),
+        (["--function", "bbob:f1", "--no-shift"], "--no-shift is for the nine functions"),
+        (["--function", "bbob:f1", "--instance", "0"], "--instance must be at least 1"),
+        (["--function", "sphere", "--instance", "2"], "--instance is only used with"),
+    ],
+)
+def test_bbob_bad_input_is_one_line(
+    argv: list[str], message: str, tmp_path: Any, capsys: Any
+) -> None:
+    pytest.importorskip("cocoex")
+    url = f"sqlite:///{tmp_path / 'bad.db'}"
+    base = ["compare", *argv, "--samplers", "random", "--storage", url, "--no-progress-bar"]
+    code, _, err = _run(base, capsys)
+    assert code == 2
+    (line,) = err.strip().splitlines()
+    assert message in line
+
+
+def test_trials_are_not_pruned() -> None:
+    """Full model selection reports each fold; Optuna's default MedianPruner would prune
+    most trials, which a comparison would count as not completed."""
+
+    def reports(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", 0.0, 1.0)
+        for step in range(3):
+            trial.report(x, step)
+            if trial.should_prune():
+                raise optuna.TrialPruned()
+        return x
+
+    result = compare_samplers(reports, ["random"], baseline=None, n_seeds=1, n_trials=30)
+    (study,) = result.studies["random"]
+    assert Counter(t.state.name for t in study.trials) == Counter({"COMPLETE": 30})

@@ -7,6 +7,7 @@ import importlib.util
 import json
 from pathlib import Path
 import re
+import subprocess
 import sys
 import threading
 from typing import Any
@@ -136,6 +137,27 @@ def test_without_optuna_dashboard_the_attrs_are_still_written(monkeypatch: Any) 
     assert study.user_attrs["psms:seed"] == 3
     monkeypatch.undo()
     assert get_note(study) == ""
+
+
+def test_the_note_is_written_without_importing_the_dashboard_app() -> None:
+    # ``import optuna_dashboard`` costs its web app, scikit-learn and SciPy (1-2 s): the
+    # first ask of a process writes the note through optuna-dashboard's note functions
+    # alone. In a fresh process, so that no earlier test imported the package.
+    code = (
+        "import sys, optuna\n"
+        "from optuna_psms import PSOSampler\n"
+        "optuna.logging.set_verbosity(optuna.logging.WARNING)\n"
+        "study = optuna.create_study(sampler=PSOSampler(seed=0))\n"
+        "study.optimize(lambda t: t.suggest_float('x', -1, 1) ** 2, n_trials=2)\n"
+        "print('optuna_dashboard' in sys.modules, 'sklearn' in sys.modules)\n"
+        "from optuna_dashboard import get_note\n"
+        "print(get_note(study).splitlines()[0])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.splitlines()
+    assert out[0] == "False False"
+    assert out[1].startswith(_study_info.NOTE_HEADING) and "PSOSampler" in out[1]
 
 
 def test_study_info_is_read_once_per_study() -> None:

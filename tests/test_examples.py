@@ -23,6 +23,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         ),
         pytest.param("full_model_selection.py", [], "", marks=pytest.mark.slow),
         ("plot_population.py", [], "PSO best"),
+        pytest.param("dashboard.py", [], "published after trials [8, 11]", marks=pytest.mark.slow),
+        pytest.param(
+            "compare_dataset.py", [], "Figures saved into the 4 studies", marks=pytest.mark.slow
+        ),
     ],
 )
 def test_example_runs(script: str, args: list[str], expect: str, tmp_path: str) -> None:
@@ -35,3 +39,25 @@ def test_example_runs(script: str, args: list[str], expect: str, tmp_path: str) 
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert expect in done.stdout
+
+
+def test_sampler_pages_run(tmp_path: str) -> None:
+    """The gallery's page per sampler (examples/samplers/), in one process to share imports."""
+    folder = os.path.join(REPO, "examples", "samplers")
+    pages = sorted(f for f in os.listdir(folder) if f.endswith(".py"))
+    assert len(pages) == 5
+    code = (
+        "import runpy, sys\n"
+        "for page in sys.argv[1:]:\n"
+        "    print('==', page)\n"
+        "    runpy.run_path(page, run_name='__main__')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *(os.path.join(folder, p) for p in pages)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count("best ") == 7, done.stdout  # DFGS/AFGS and UMDA/BUMDA: two each

@@ -162,21 +162,8 @@ def test_redis_url_is_a_journal_in_redis() -> None:
     _roundtrip(REDIS)
 
 
-@pytest.mark.services
-@pytest.mark.parametrize("kind", ["sqlite", "journal", "postgresql", "mysql", "redis"])
-def test_full_model_selector_takes_every_url(kind: str, tmp_path: Any) -> None:
-    from sklearn.datasets import load_iris
-
-    from optuna_psms.fms import FullModelSelector
-    from optuna_psms.fms import FullModelSpace
-
-    urls = {
-        "sqlite": f"sqlite:///{tmp_path}/fms.db",
-        "journal": f"journal:///{tmp_path}/fms.log",
-        "postgresql": PG,
-        "mysql": MYSQL,
-        "redis": REDIS,
-    }
+def _service_url(kind: str, tmp_path: Any) -> str:
+    """The URL of ``kind`` (skipping, outside CI, when its service is not running)."""
     ports = {
         "postgresql": ("PostgreSQL", 5432),
         "mysql": ("MariaDB", 3306),
@@ -184,21 +171,56 @@ def test_full_model_selector_takes_every_url(kind: str, tmp_path: Any) -> None:
     }
     if kind in ports:
         require_service(ports[kind][0], "127.0.0.1", ports[kind][1])
-    url = urls[kind]
+    urls = {"postgresql": PG, "mysql": MYSQL, "redis": REDIS}
+    urls["sqlite"] = f"sqlite:///{tmp_path}/fms.db"
+    urls["journal"] = f"journal:///{tmp_path}/fms.log"
+    return urls[kind]
+
+
+@pytest.mark.services
+@pytest.mark.parametrize(
+    ("task", "kind"),
+    [("classification", k) for k in ("sqlite", "journal", "postgresql", "mysql", "redis")]
+    + [("regression", k) for k in ("journal", "postgresql", "mysql", "redis")],
+)
+def test_full_model_estimators_take_every_url(task: str, kind: str, tmp_path: Any) -> None:
+    """Both estimators store their study through every URL form (issue 12: the regressor
+    keeps the classifier's storage guarantees)."""
+    from sklearn.datasets import load_diabetes
+    from sklearn.datasets import load_iris
+
+    from optuna_psms.fms import FullModelRegressor
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+    from optuna_psms.fms import RegressionSpace
+
+    url = _service_url(kind, tmp_path)
     name = f"fms-url-{uuid.uuid4().hex[:10]}"
-    X, y = load_iris(return_X_y=True)
-    model = FullModelSelector(
-        space=FullModelSpace(classifiers=["naive_bayes"], selectors=[]),
-        sampler="random",
-        n_trials=2,
-        storage=url,
-        study_name=name,
-        random_state=0,
-    )
+    model: Any
+    if task == "classification":
+        X, y = load_iris(return_X_y=True)
+        space: Any = FullModelSpace(classifiers=["naive_bayes"], selectors=[])
+        model = FullModelSelector(
+            space=space, sampler="random", n_trials=2, storage=url, study_name=name, random_state=0
+        )
+    else:
+        X, y = load_diabetes(return_X_y=True)
+        space = RegressionSpace(regressors=["linear"], selectors=[])
+        model = FullModelRegressor(
+            space=space,
+            sampler="random",
+            n_trials=2,
+            cv=2,
+            storage=url,
+            study_name=name,
+            random_state=0,
+        )
     try:
         model.fit(X, y)
         stored = optuna.load_study(study_name=name, storage=open_storage(url))
         assert len(stored.trials) == 2
+        assert model.best_loss_ == pytest.approx(stored.best_value)
+        assert model.predict(X[:4]).shape == (4,)
     finally:
         optuna.delete_study(study_name=name, storage=open_storage(url))
 
@@ -217,40 +239,3 @@ def test_dashboard_argument() -> None:
     assert storages.dashboard_argument("redis://h:1/0") == "redis://h:1/0"
     assert storages.dashboard_argument("mysql://u:pw@h/d").startswith("mysql+")
     assert "pw" not in storages.dashboard_argument("mysql://u:pw@h/d")
-
-
-@pytest.mark.services
-@pytest.mark.parametrize("kind", ["journal", "postgresql", "mysql", "redis"])
-def test_full_model_regressor_takes_every_url(kind: str, tmp_path: Any) -> None:
-    """The regressor stores its study through the same URLs as the classifier."""
-    from sklearn.datasets import load_diabetes
-
-    from optuna_psms.fms import FullModelRegressor
-    from optuna_psms.fms import RegressionSpace
-
-    urls = {"journal": f"journal:///{tmp_path}/reg.log", "postgresql": PG, "mysql": MYSQL}
-    urls["redis"] = REDIS
-    ports = {"postgresql": ("PostgreSQL", 5432), "mysql": ("MariaDB", 3306)}
-    ports["redis"] = ("Redis", 6379)
-    if kind in ports:
-        require_service(ports[kind][0], "127.0.0.1", ports[kind][1])
-    url = urls[kind]
-    name = f"fms-reg-url-{uuid.uuid4().hex[:10]}"
-    X, y = load_diabetes(return_X_y=True)
-    model = FullModelRegressor(
-        space=RegressionSpace(regressors=["linear"], selectors=[]),
-        sampler="random",
-        n_trials=2,
-        cv=2,
-        storage=url,
-        study_name=name,
-        random_state=0,
-    )
-    try:
-        model.fit(X, y)
-        stored = optuna.load_study(study_name=name, storage=open_storage(url))
-        assert len(stored.trials) == 2
-        assert model.best_loss_ == pytest.approx(stored.best_value)
-        assert model.predict(X[:4]).shape == (4,)
-    finally:
-        optuna.delete_study(study_name=name, storage=open_storage(url))

@@ -220,6 +220,18 @@ def test_model_choices_shares_per_group_of_trials() -> None:
         plot_model_choices(study, n_bins=0)
 
 
+@pytest.mark.parametrize("n_trials", [12, 20, 30])
+def test_model_choices_x_axes_are_categories_not_dates(n_trials: int) -> None:
+    # Labels such as '0-1', '2-3' are read as dates by plotly.js unless the axes are
+    # category axes (a 20-trial study showed ticks like 'Oct 31, 2010' and an empty panel).
+    figure = plot_model_choices(_fms_study(n_trials))
+    axes = [k for k in figure.layout.to_plotly_json() if k.startswith("xaxis")]
+    assert len(axes) == 3
+    assert all(figure.layout[k].type == "category" for k in axes)
+    if n_trials == 20:
+        assert list(figure.data[0].x)[:2] == ["0-1", "2-3"]
+
+
 def test_loss_by_method_has_one_box_per_method_with_its_values() -> None:
     study = _fms_study()
     figure = plot_loss_by_method(study)
@@ -257,7 +269,7 @@ def test_every_figure_is_exported_and_documented() -> None:
     for name in visualization.__all__:
         obj = getattr(visualization, name)
         doc = inspect.getdoc(obj) or ""
-        assert "Returns:" in doc, name
+        assert ("Args:" if inspect.isclass(obj) else "Returns:") in doc, name
     for graph_id, plot in visualization.FIGURES.items():
         assert plot.__name__ in visualization.__all__, graph_id
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import importlib
 import sys
 from typing import Any
+from typing import NoReturn
 
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._data import load_csv
@@ -44,11 +45,19 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (argparse prints the whole usage first);
+    the subcommands' parsers are of the same class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``optuna-psms`` argument parser with every subcommand of :data:`COMMANDS`."""
     from optuna_psms import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="optuna-psms",
         description="Full model selection (PSMS) with Optuna samplers.",
     )

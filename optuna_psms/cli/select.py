@@ -11,13 +11,18 @@ storage and study name are N workers of one study (one population for the popula
 samplers). Each runs its ``--n-trials``; the one that finishes while no other trial is
 running (the last one) saves the model, and so does any worker given ``--output``. The
 settings that define the search (data, task, split, space, CV, metric, sampler, seed) are stored
-in the study, and a worker whose settings differ is refused with the reason.
+in the study, and a worker whose settings differ is refused with the reason. ``--n-trials``,
+``--timeout``, ``--trial-timeout`` and ``--n-jobs`` are limits of each worker, not stored:
+whether a trial outlives ``--trial-timeout`` depends on the machine and its load as much as
+on the limit, so one shared limit would not make workers agree, and a slower machine may
+need a longer one. A timed-out trial is a failed trial of the study, its reason recorded.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import re
 import signal
@@ -36,6 +41,7 @@ from optuna_psms.cli._common import save_model
 from optuna_psms.cli._common import SELECTOR_NAMES
 from optuna_psms.cli._common import TASK_NAMES
 from optuna_psms.cli._common import UserError
+from optuna_psms.cli._data import data_digest
 from optuna_psms.cli._holdout import holdout_loss
 from optuna_psms.cli._holdout import loss_label
 from optuna_psms.cli._holdout import split as _split
@@ -102,6 +108,15 @@ def register(sub: Any) -> None:
         "--n-trials", type=int, default=50, metavar="N", help="trials of this worker (default: 50)"
     )
     sel.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds")
+    sel.add_argument(
+        "--trial-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="time limit of one trial in seconds: a pipeline still fitting then fails its "
+        "trial (reason recorded) and the search goes on; a limit of this worker, not stored "
+        "in the study (default: none)",
+    )
     sel.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
     sel.add_argument(
         "--test-size",
@@ -169,6 +184,14 @@ def register(sub: Any) -> None:
         help=f"save the refitted model here, even if other workers are still running "
         f"(default: {DEFAULT_OUTPUT}, written by the last worker)",
     )
+    sel.add_argument(
+        "--publish-every",
+        type=int,
+        default=50,
+        metavar="N",
+        help="save the study's figures for optuna-dashboard every N trials while it runs, at "
+        "most every 10 s per worker, and at the end (default: 50; 0: only at the end)",
+    )
     sel.add_argument("--no-progress-bar", action="store_true")
     sel.set_defaults(run=run)
 
@@ -178,22 +201,6 @@ def _study_name(label: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip("_") or "data"
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     return f"fms-{slug}-{stamp}"
-
-
-def _fingerprint(X: Any, y: Any) -> str:
-    """A digest of the rows, columns and labels: workers of one study must share the data."""
-    import hashlib
-
-    import numpy as np
-    import pandas as pd
-
-    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
-    digest = hashlib.sha256()
-    digest.update(repr([str(c) for c in frame.columns]).encode())
-    digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
-    labels = pd.Series(np.asarray(y, dtype=object)).astype(str)
-    digest.update(pd.util.hash_pandas_object(labels, index=False).to_numpy().tobytes())
-    return digest.hexdigest()[:16]
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, Any, str]:
@@ -314,28 +321,79 @@ def _join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
     return stored
 
 
-def _selector(settings: dict[str, Any], seed: int, **kwargs: Any) -> Any:
-    """A :class:`FullModelSelector`, or a :class:`FullModelRegressor` for a regression."""
-    from optuna_psms.fms import FullModelRegressor
-    from optuna_psms.fms import FullModelSelector
+def _publish_callbacks(every: int) -> list[Any] | None:
+    """A :class:`~optuna_psms.visualization.PublishCallback` every ``every`` trials, when
+    plotly and optuna-dashboard are installed (``None``: ``every`` is 0 or they are not)."""
+    import importlib.util
+
+    if every == 0 or not all(importlib.util.find_spec(m) for m in ("plotly", "optuna_dashboard")):
+        return None
+    from optuna_psms.visualization import PublishCallback
+
+    return [PublishCallback(every)]
+
+
+def _space(settings: dict[str, Any]) -> Any:
+    """The search space of ``settings``; a bad name is a :class:`UserError` naming its flag."""
     from optuna_psms.fms import FullModelSpace
     from optuna_psms.fms import RegressionSpace
 
     regression = settings["task"] == "regression"
+    make: Any = RegressionSpace if regression else FullModelSpace
+    models = {("regressors" if regression else "classifiers"): settings["classifiers"]}
     try:
-        if regression:
-            space: Any = RegressionSpace(
-                regressors=settings["classifiers"], selectors=settings["selectors"]
-            )
-        else:
-            space = FullModelSpace(
-                classifiers=settings["classifiers"], selectors=settings["selectors"]
-            )
+        make(**models)
     except ValueError as exc:
-        raise UserError(str(exc)) from None
+        flag = "--regressors" if regression else "--classifiers"
+        raise UserError(f"{flag}: {str(exc).rstrip('.')}") from None
+    try:
+        return make(**models, selectors=settings["selectors"])
+    except ValueError as exc:
+        raise UserError(f"--selectors: {str(exc).rstrip('.')}") from None
+
+
+def _check_search_rows(settings: dict[str, Any], X: Any, y: Any, seed: int) -> tuple[Any, ...]:
+    """Split off the held-out rows and check that the search can run on the rest, before
+    any study is created or joined: a mistake must not leave a study behind.
+
+    Returns:
+        ``(X_search, y_search, X_held, y_held)`` (the held-out ones ``None`` for
+        ``--test-size 0``).
+    """
+    from optuna_psms.fms import make_objective
+
+    parts: tuple[Any, ...] = (X, y, None, None)
+    if settings["test_size"] > 0:
+        parts = _split(X, y, settings["test_size"], seed, settings["task"])
+    try:
+        make_objective(
+            parts[0],
+            parts[1],
+            space=_space(settings),
+            cv=settings["cv"],
+            metric=settings["metric"],
+            subsample=settings["subsample"],
+            random_state=seed,
+        )
+    except ValueError as exc:
+        where = ""
+        if settings["test_size"] > 0:
+            kept = len(parts[1])
+            where = f" (in the {kept} search rows left by --test-size {settings['test_size']})"
+        message = str(exc).rstrip(".").replace("a smaller cv", "a smaller --cv")
+        raise UserError(f"{message}{where}") from None
+    return parts
+
+
+def _selector(settings: dict[str, Any], seed: int, **kwargs: Any) -> Any:
+    """A :class:`FullModelSelector`, or a :class:`FullModelRegressor` for a regression."""
+    from optuna_psms.fms import FullModelRegressor
+    from optuna_psms.fms import FullModelSelector
+
+    regression = settings["task"] == "regression"
     estimator = FullModelRegressor if regression else FullModelSelector
     return estimator(
-        space=space,
+        space=_space(settings),
         cv=settings["cv"],
         metric=settings["metric"],
         subsample=settings["subsample"],
@@ -344,28 +402,25 @@ def _selector(settings: dict[str, Any], seed: int, **kwargs: Any) -> Any:
     )
 
 
-def _refit(settings: dict[str, Any], params: dict[str, Any], X: Any, y: Any) -> Any:
-    """The estimator of :func:`_selector` fitted on ``(X, y)`` with the pipeline of ``params``.
-
-    It runs one enqueued trial in memory (the public way to fix every parameter), so the
-    saved model is the package's own estimator, with its column checks and labels.
-    """
+def _search_copy(storage: Any, name: str) -> Any:
+    """An in-memory copy of the study: what the saved model keeps as ``study_``."""
     import optuna
 
     memory = optuna.storages.InMemoryStorage()
-    study = optuna.create_study(storage=memory, study_name="refit", direction="minimize")
-    study.enqueue_trial(params)
-    model = _selector(
-        settings,
-        settings["seed"],
-        sampler="random",
-        n_trials=1,
-        storage=memory,
-        study_name="refit",
-        load_if_exists=True,
-    )
+    optuna.copy_study(from_study_name=name, from_storage=storage, to_storage=memory)
+    return optuna.load_study(study_name=name, storage=memory)
+
+
+def _refit(settings: dict[str, Any], study: Any, best: Any, X: Any, y: Any) -> Any:
+    """The estimator of :func:`_selector` fitted on ``(X, y)`` with the pipeline of ``best``.
+
+    No search runs (:meth:`~optuna_psms.fms.FullModelSelector.fit_trial`): the model's
+    ``best_loss_`` and ``describe()`` give ``best``'s CV value in ``study`` (the search's, on
+    the search rows), and it is the package's own estimator, with its column checks and labels.
+    """
+    model = _selector(settings, settings["seed"])
     try:
-        model.fit(X, y)
+        model.fit_trial(X, y, study, best)
     except (ValueError, RuntimeError) as exc:
         raise UserError(f"cannot refit the chosen pipeline: {exc}") from None
     return model
@@ -381,6 +436,24 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n_trials is not None and args.n_trials < 1:
         raise UserError("--n-trials must be at least 1")
+    if args.trial_timeout is not None and not (
+        math.isfinite(args.trial_timeout) and args.trial_timeout > 0
+    ):
+        raise UserError(
+            f"--trial-timeout must be a positive number of seconds; got {args.trial_timeout}"
+        )
+    if args.publish_every < 0:
+        raise UserError("--publish-every must be 0 (only at the end) or a number of trials")
+    if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise UserError(f"--timeout must be a positive number of seconds; got {args.timeout}")
+    if args.n_jobs < 1 and args.n_jobs != -1:
+        raise UserError(f"--n-jobs must be at least 1 (or -1: one per CPU); got {args.n_jobs}")
+    if args.seed is not None and not 0 <= args.seed < 2**32:
+        raise UserError(f"--seed must be an integer in [0, 2**32); got {args.seed}")
+    if args.cv < 2:
+        raise UserError(f"--cv must be at least 2 (the number of CV folds); got {args.cv}")
+    if not (math.isfinite(args.subsample) and 0.0 < args.subsample <= 1.0):
+        raise UserError(f"--subsample must be in (0, 1]; got {args.subsample}")
     if not 0.0 <= args.test_size < 1.0:
         raise UserError(f"--test-size must be in [0, 1); got {args.test_size}")
     if args.sampler is not None and args.sampler.lower() not in SAMPLER_NAMES:
@@ -412,7 +485,7 @@ def run(args: argparse.Namespace) -> int:
                 f"the target {head.removeprefix('y ')}: use --task regression"
             ) from None
     settings: dict[str, Any] = {
-        "data": _fingerprint(X, y),
+        "data": data_digest(X, y),
         "task": task,
         "test_size": float(args.test_size),
         "cv": int(args.cv),
@@ -423,25 +496,28 @@ def run(args: argparse.Namespace) -> int:
         "sampler": args.sampler.lower() if args.sampler else None,
         "seed": args.seed,
     }
-    storage = _open_storage(args.storage)
     study_name = args.study_name or _study_name(label)
+    # Every setting is checked before the study is created or joined; the split's seed is the
+    # one a new study gets (a joining worker without --seed may get the study's, below).
+    provisional = name_seed(study_name) if settings["seed"] is None else settings["seed"]
+    parts = _check_search_rows(settings, X, y, provisional)
+    storage = _open_storage(args.storage)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     settings = _join(storage, study_name, settings)
     seed = int(settings["seed"])
-    if settings["test_size"] > 0:
-        X_search, y_search, X_held, y_held = _split(
-            X, y, settings["test_size"], seed, settings["task"]
-        )
-    else:
-        X_search, y_search, X_held, y_held = X, y, None, None
+    if seed != provisional:
+        parts = _check_search_rows(settings, X, y, seed)
+    X_search, y_search, X_held, y_held = parts
     from optuna_psms.fms import make_sampler
 
     model = _selector(
         settings,
         seed,
         sampler=make_sampler(settings["sampler"], seed),
+        callbacks=_publish_callbacks(args.publish_every),
         n_trials=args.n_trials,
         timeout=args.timeout,
+        trial_timeout=args.trial_timeout,
         storage=storage,
         study_name=study_name,
         load_if_exists=True,
@@ -505,10 +581,11 @@ def run(args: argparse.Namespace) -> int:
             f"the model (or pass --output FILE to save now)"
         )
         return 0
+    searched = _search_copy(storage, study_name)
     if y_held is not None:
         if model is None or getattr(model, "best_params_", None) != best.params:
             # Interrupted, or another worker found a better pipeline since this fit ended.
-            model = _refit(settings, best.params, X_search, y_search)
+            model = _refit(settings, searched, best, X_search, y_search)
         name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
         baseline = ""
         if settings["task"] == "regression":
@@ -520,7 +597,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"held-out {name} ({len(y_held)} rows the search never saw): {loss:.4f}{baseline}")
     else:
         print("held-out: none (--test-size 0), so no estimate free of the selection")
-    final = _refit(settings, best.params, X, y)
+    final = _refit(settings, searched, best, X, y)
     save_to = save_to or DEFAULT_OUTPUT
     save_model(final, save_to)
     print(f"Model refitted on all {len(y)} rows, saved to {save_to}")

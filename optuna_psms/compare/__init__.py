@@ -25,11 +25,12 @@ from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
 from optuna_psms.compare._run import ATTR_NAME
 from optuna_psms.compare._run import ATTR_OBJECTIVE
+from optuna_psms.compare._run import ATTR_OBJECTIVE_ID
 from optuna_psms.compare._run import ATTR_SAMPLER
 from optuna_psms.compare._run import ATTR_SEED
 from optuna_psms.compare._run import ComparisonError
 from optuna_psms.compare._run import execute
-from optuna_psms.compare._run import make_storage
+from optuna_psms.compare._run import open_comparison_storage
 from optuna_psms.compare._run import parse_samplers
 from optuna_psms.compare._run import prepare
 from optuna_psms.compare._run import study_name
@@ -41,6 +42,7 @@ from optuna_psms.compare._stats import summarize
 __all__ = [
     "ATTR_NAME",
     "ATTR_OBJECTIVE",
+    "ATTR_OBJECTIVE_ID",
     "ATTR_SAMPLER",
     "ATTR_SEED",
     "Comparison",
@@ -116,6 +118,7 @@ def compare_samplers(
     direction: str = "minimize",
     n_workers: int = 1,
     resume: bool = False,
+    publish_every: int = 0,
     progress: Callable[[int], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
 ) -> Comparison:
@@ -144,6 +147,9 @@ def compare_samplers(
             selection minimise).
         n_workers: Worker processes, each running whole studies.
         resume: Continue an existing comparison.
+        publish_every: Publish each study's figures for optuna-dashboard every this many
+            trials while it runs (:class:`optuna_psms.visualization.PublishCallback`, at
+            most every 10 s per study; needs plotly and optuna-dashboard). ``0``: never.
         progress: Called with the number of newly completed trials.
         on_start: Called once before running with the number of trials and of studies
             still to run.
@@ -166,6 +172,8 @@ def compare_samplers(
         raise ComparisonError("the number of seeds must be at least 1")
     if n_trials < 1:
         raise ComparisonError("the number of trials must be at least 1")
+    if publish_every < 0:
+        raise ComparisonError("publish_every must be 0 (never) or a number of trials")
     if direction not in ("minimize", "maximize"):
         raise ComparisonError(f"direction must be minimize or maximize, not {direction!r}")
     spec: ObjectiveSpec | Objective
@@ -176,6 +184,7 @@ def compare_samplers(
     if isinstance(spec, ObjectiveSpec):
         spec.build(0)  # fail here, in one line, rather than in every worker
         description, metric_name = spec.describe(), spec.metric_name()
+        identity = spec.identity()
         if spec.kind in ("function", "dataset", "csv") and direction != "minimize":
             raise ComparisonError(f"{description} is to minimize; drop the direction")
         default_name = spec.slug()
@@ -183,11 +192,12 @@ def compare_samplers(
         qualname = getattr(spec, "__qualname__", type(spec).__name__)
         description = f"objective {getattr(spec, '__module__', '?')}:{qualname}"
         metric_name, default_name = "objective", qualname
+        identity = description
     name = name or default_name
-    store = make_storage(storage)
+    store = open_comparison_storage(storage)
     seeds = list(range(n_seeds))
     plan = prepare(
-        store, name, names, seeds, n_trials, description, metric_name, direction, resume
+        store, name, names, seeds, n_trials, description, metric_name, direction, resume, identity
     )
     todo = [task for task, done in plan if done < task.n_trials]
     if on_start is not None:
@@ -199,6 +209,7 @@ def compare_samplers(
         storage,
         n_workers,
         progress or (lambda n: None),
+        publish_every,
     )
     result = Comparison(name, description, metric_name, baseline, direction=direction)
     for task, _ in plan:

@@ -13,15 +13,25 @@ import optuna
 from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
 from optuna_psms.compare._run import ComparisonError
+from optuna_psms.storages import dashboard_argument
+from optuna_psms.storages import hide_password
 
 
 def _spec(args: argparse.Namespace) -> ObjectiveSpec:
     if args.target is not None and args.csv is None:
         raise ComparisonError("--target is only used with --csv")
+    if args.instance != 1 and not (args.function or "").lower().startswith("bbob:"):
+        raise ComparisonError("--instance is only used with --function bbob:fN")
     if args.direction != "minimize" and args.objective is None:
         raise ComparisonError("--direction is only used with --objective (the others minimize)")
     if args.function is not None:
-        return ObjectiveSpec("function", args.function, dim=args.dim, shifted=not args.no_shift)
+        return ObjectiveSpec(
+            "function",
+            args.function,
+            dim=args.dim,
+            shifted=not args.no_shift,
+            instance=args.instance,
+        )
     if args.objective is not None:
         return ObjectiveSpec("callable", args.objective, path=os.getcwd())
     common: dict[str, Any] = {"cv": args.cv, "metric": args.metric, "subsample": args.subsample}
@@ -37,13 +47,16 @@ def _publish(result: Any) -> int:
     never raises), so that optuna-dashboard shows them; the number of studies."""
     import optuna_psms.visualization as visualization
 
-    publish = getattr(visualization, "publish", None)  # optional until it is merged
-    if publish is None:
-        return 0
     studies = [s for members in result.studies.values() for s in members]
     for study in studies:
-        publish(study)
+        visualization.publish(study)
     return len(studies)
+
+
+def _dashboard_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("optuna_dashboard") is not None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,14 +95,17 @@ def run(args: argparse.Namespace) -> int:
             bar.update(n)
 
     workers = args.n_workers or (os.cpu_count() or 1)
+    dashboard = _dashboard_installed()
     baseline = None if args.baseline.lower() == "none" else args.baseline
     try:
         if workers < 1:
             raise ComparisonError("--n-workers must be at least 1")
+        if args.publish_every < 0:
+            raise ComparisonError("--publish-every must be 0 (never) or a number of trials")
         spec = _spec(args)
         print(
             f"Comparing {args.samplers} on {spec.describe()}: {args.seeds} seeds x "
-            f"{args.n_trials} trials, storage {args.storage}"
+            f"{args.n_trials} trials, storage {hide_password(args.storage)}"
         )
         result = compare_samplers(
             spec,
@@ -102,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
             direction=args.direction,
             n_workers=workers,
             resume=args.resume,
+            publish_every=args.publish_every if dashboard else 0,
             progress=progress,
             on_start=on_start,
         )
@@ -136,8 +153,12 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UserError(f"cannot write {report}: {exc}") from None
         print(f"Report: {report} (self-contained HTML, opens offline in a browser)")
-    n_published = _publish(result)
-    if n_published:
-        print(f"Figures saved into the {n_published} studies for optuna-dashboard.")
-    print(f"Dashboard: optuna-dashboard {args.storage}  (studies {result.name}/<sampler>/seed<k>)")
+    if not dashboard:
+        print("Figures not saved into the studies: optuna-dashboard is not installed.")
+    else:
+        print(f"Figures saved into the {_publish(result)} studies for optuna-dashboard.")
+    print(
+        f"Dashboard: optuna-dashboard {dashboard_argument(args.storage)}  "
+        f"(studies {result.name}/<sampler>/seed<k>)"
+    )
     return 0

@@ -5,6 +5,7 @@ turns back into an objective."""
 from __future__ import annotations
 
 from collections.abc import Callable
+import dataclasses
 from dataclasses import dataclass
 import importlib
 import os
@@ -25,18 +26,38 @@ class ObjectiveError(ValueError):
     """The objective cannot be built (unknown name, unreadable file, bad import)."""
 
 
+_BBOB = re.compile(r"bbob:f?(\d+)", re.IGNORECASE)
+
+
+def parse_bbob(name: str) -> int | None:
+    """The COCO function id of ``bbob:f7`` (or ``bbob:7``); ``None`` for another name.
+
+    Raises:
+        ObjectiveError: ``bbob:`` followed by something other than a function id 1-24.
+    """
+    if not name.lower().startswith("bbob:"):
+        return None
+    match = _BBOB.fullmatch(name.strip())
+    if match is None or not 1 <= int(match.group(1)) <= 24:
+        raise ObjectiveError(f"unknown bbob function {name!r}; use bbob:f1 ... bbob:f24")
+    return int(match.group(1))
+
+
 @dataclass(frozen=True)
 class ObjectiveSpec:
     """A comparison's objective, rebuilt by each worker from this description.
 
     Attributes:
-        kind: ``"function"`` (one of the nine benchmark functions), ``"dataset"`` (a bundled
+        kind: ``"function"`` (one of the nine benchmark functions, or a COCO ``bbob``
+            function as ``bbob:f7``, see :func:`parse_bbob`), ``"dataset"`` (a bundled
             dataset, full model selection), ``"csv"`` (a CSV file, full model selection) or
             ``"callable"`` (``module:function``).
         name: Function name, dataset name, CSV path or ``module:function``.
         dim: Dimensions of a benchmark function.
         shifted: Move a benchmark function's minimiser off the box centre (see
-            :func:`optuna_psms.benchmarks.functions.shift_of`).
+            :func:`optuna_psms.benchmarks.functions.shift_of`); not for ``bbob`` functions,
+            whose instances place the optimum.
+        instance: Instance of a ``bbob`` function (COCO's ``instance_indices``, from 1).
         target: Label column of a CSV file.
         cv: Cross-validation folds of full model selection.
         metric: Loss of full model selection.
@@ -48,6 +69,7 @@ class ObjectiveSpec:
     name: str
     dim: int = 10
     shifted: bool = True
+    instance: int = 1
     target: str | None = None
     cv: int = 2
     metric: str = "ber"
@@ -56,6 +78,14 @@ class ObjectiveSpec:
 
     def describe(self) -> str:
         """One line saying what is optimised (stored in each study's user attrs)."""
+        bbob = parse_bbob(self.name) if self.kind == "function" else None
+        if bbob is not None:
+            from optuna_psms.benchmarks.bbob import FUNCTION_NAMES
+
+            return (
+                f"bbob f{bbob} ({FUNCTION_NAMES[bbob]}) instance {self.instance}, "
+                f"{self.dim} dimensions, regret f(x) - f_opt, minimize"
+            )
         if self.kind == "function":
             shift = "shifted" if self.shifted else "unshifted"
             return f"{self.name} function, {self.dim} dimensions, {shift}, minimize"
@@ -65,9 +95,34 @@ class ObjectiveSpec:
             return f"full model selection on {data}, {self.cv}-fold CV {self.metric}{sub}"
         return f"objective {self.name}"
 
+    def identity(self) -> str:
+        """What a resumed study must have been made on: :meth:`describe`, where a CSV file is
+        named by a digest of its data (columns, rows, labels) instead of its path, so that
+        ``wine.csv`` and ``/data/wine.csv`` are one objective and an edited file is another.
+
+        Raises:
+            ObjectiveError: The CSV file cannot be read.
+        """
+        if self.kind != "csv":
+            return self.describe()
+        from optuna_psms import cli
+
+        if self.target is None:
+            raise ObjectiveError("--csv needs --target COLUMN (the label column)")
+        try:
+            X, y = cli.load_csv(self.name, self.target)
+        except cli.UserError as exc:
+            raise ObjectiveError(str(exc)) from None
+        from optuna_psms.cli._data import data_digest
+
+        return dataclasses.replace(self, name=f"CSV data {data_digest(X, y)}").describe()
+
     def slug(self) -> str:
         """A short name for the comparison, e.g. ``rastrigin-d10``."""
-        if self.kind == "function":
+        bbob = parse_bbob(self.name) if self.kind == "function" else None
+        if bbob is not None:
+            base = f"bbob-f{bbob}-i{self.instance}-d{self.dim}"
+        elif self.kind == "function":
             base = f"{self.name}-d{self.dim}" + ("" if self.shifted else "-unshifted")
         elif self.kind == "csv":
             base = os.path.splitext(os.path.basename(self.name))[0]
@@ -78,7 +133,7 @@ class ObjectiveSpec:
     def metric_name(self) -> str:
         """Name of the objective value (for plots and ``study.set_metric_names``)."""
         if self.kind == "function":
-            return "f(x)"
+            return "regret" if parse_bbob(self.name) is not None else "f(x)"
         if self.kind in ("dataset", "csv"):
             return self.metric.upper() if self.metric in ("ber", "auc") else self.metric
         return "objective"
@@ -89,13 +144,16 @@ class ObjectiveSpec:
         Raises:
             ObjectiveError: Unknown function or dataset, unreadable CSV, failed import.
         """
+        if self.kind == "function" and parse_bbob(self.name) is not None:
+            return self._bbob_objective()
         if self.kind == "function":
             from optuna_psms.benchmarks.functions import FUNCTIONS
             from optuna_psms.benchmarks.functions import make_objective
 
             if self.name not in FUNCTIONS:
                 raise ObjectiveError(
-                    f"unknown function {self.name!r}; choose one of {', '.join(FUNCTIONS)}"
+                    f"unknown function {self.name!r}; choose one of {', '.join(FUNCTIONS)}, "
+                    "or bbob:f1 ... bbob:f24"
                 )
             if self.dim < 1:
                 raise ObjectiveError("--dim must be at least 1")
@@ -103,6 +161,22 @@ class ObjectiveSpec:
         if self.kind in ("dataset", "csv"):
             return self._fms_objective(seed)
         return self._import()
+
+    def _bbob_objective(self) -> Objective:
+        from optuna_psms.benchmarks import bbob
+
+        function_id = parse_bbob(self.name)
+        assert function_id is not None
+        if not self.shifted:
+            raise ObjectiveError("--no-shift is for the nine functions; bbob instances move f")
+        if self.dim < 1:
+            raise ObjectiveError("--dim must be at least 1")
+        if self.instance < 1:
+            raise ObjectiveError(f"--instance must be at least 1, not {self.instance}")
+        try:
+            return bbob.make_objective(function_id, self.dim, self.instance)
+        except ImportError as exc:
+            raise ObjectiveError(str(exc)) from None
 
     def _fms_objective(self, seed: int | None) -> Objective:
         from optuna_psms import cli
@@ -118,6 +192,7 @@ class ObjectiveSpec:
                 X, y = cli.load_csv(self.name, self.target)
         except cli.UserError as exc:
             raise ObjectiveError(str(exc)) from None
+        self._check_classification(y)
         try:
             # Single-objective (no complexity=): the objective returns one float.
             return cast(
@@ -133,6 +208,21 @@ class ObjectiveSpec:
             )
         except ValueError as exc:
             raise ObjectiveError(str(exc)) from None
+
+    def _check_classification(self, y: Any) -> None:
+        """Refuse a continuous target with the way out: compare is classification only."""
+        from optuna_psms.fms.target import check_not_continuous
+
+        try:
+            check_not_continuous(y, self.cv)
+        except ValueError as exc:
+            # The message names the Python class; on the command line it is select --task.
+            head = str(exc).split(": for regression", 1)[0].removeprefix("y ")
+            where = f"column {self.target!r}" if self.kind == "csv" else f"of {self.name}"
+            raise ObjectiveError(
+                f"the target {where} {head}: compare does classification only; for a "
+                "regression use optuna-psms select --task regression"
+            ) from None
 
     def _import(self) -> Objective:
         module_name, sep, attr = self.name.partition(":")

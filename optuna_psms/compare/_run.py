@@ -27,6 +27,8 @@ from optuna_psms.compare._objective import ObjectiveSpec
 ATTR_SAMPLER = "compare:sampler"
 ATTR_SEED = "compare:seed"
 ATTR_OBJECTIVE = "compare:objective"
+#: What :func:`prepare` matches on resume (:meth:`ObjectiveSpec.identity`).
+ATTR_OBJECTIVE_ID = "compare:objective_id"
 ATTR_NAME = "compare:name"
 
 
@@ -81,20 +83,32 @@ def parse_samplers(names: str | Sequence[str]) -> list[str]:
     return out
 
 
-def make_storage(storage: str | optuna.storages.BaseStorage | None) -> optuna.storages.BaseStorage:
-    """Storage object for a URL; SQLite gets a long lock timeout, since several worker
-    processes write to the same file."""
+#: Seconds a worker waits for a SQLite write lock: several processes write one file.
+SQLITE_TIMEOUT = 120.0
+
+
+def open_comparison_storage(
+    storage: str | optuna.storages.BaseStorage | None,
+) -> optuna.storages.BaseStorage:
+    """The storage of a comparison: any URL of :func:`optuna_psms.storages.open_storage`
+    (SQLite with a long lock timeout), a storage object, or ``None`` (in memory).
+
+    Raises:
+        ComparisonError: Unknown URL form, missing driver, unreachable server.
+    """
+    from optuna_psms.storages import hide_password
+    from optuna_psms.storages import open_storage
+
     if storage is None:
         return optuna.storages.InMemoryStorage()
-    if isinstance(storage, optuna.storages.BaseStorage):
-        return storage
-    kwargs: dict[str, Any] = {}
-    if storage.startswith("sqlite"):
-        kwargs = {"connect_args": {"timeout": 120}}
     try:
-        return optuna.storages.RDBStorage(storage, engine_kwargs=kwargs)
+        opened = open_storage(storage, sqlite_timeout=SQLITE_TIMEOUT)
     except Exception as exc:  # bad URL, unreachable server, missing driver
-        raise ComparisonError(f"cannot open storage {storage!r}: {exc}") from None
+        shown = hide_password(storage) if isinstance(storage, str) else repr(storage)
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ComparisonError(f"cannot open storage {shown}: {first}") from None
+    assert opened is not None
+    return opened
 
 
 def _complete(study: optuna.Study) -> int:
@@ -122,12 +136,20 @@ def _top_up(
     storage: optuna.storages.BaseStorage,
     on_complete: Callable[[], None],
     should_stop: Callable[[], bool],
+    publish_every: int = 0,
 ) -> _Outcome:
-    """Run ``task``'s study until it has ``n_trials`` COMPLETE trials (or is stopped)."""
+    """Run ``task``'s study until it has ``n_trials`` COMPLETE trials (or is stopped),
+    publishing its figures every ``publish_every`` trials (``0``: never).
+
+    No pruner: a comparison of samplers gives every trial its full evaluation (full model
+    selection reports each fold, and Optuna's default MedianPruner would prune most trials,
+    which then count as not completed).
+    """
     study = optuna.load_study(
         study_name=task.study_name,
         storage=storage,
         sampler=make_sampler(task.sampler, task.seed),
+        pruner=optuna.pruners.NopPruner(),
     )
 
     def callback(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
@@ -136,6 +158,11 @@ def _top_up(
         if should_stop():
             study.stop()
 
+    callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]] = [callback]
+    if publish_every:
+        from optuna_psms.visualization import PublishCallback
+
+        callbacks.append(PublishCallback(publish_every))
     failed_in_a_row = 0
     while True:
         done = _complete(study)
@@ -145,7 +172,7 @@ def _top_up(
         if should_stop():
             return _Outcome(task.study_name, "interrupted")
         try:
-            study.optimize(objective, n_trials=missing, callbacks=[callback])
+            study.optimize(objective, n_trials=missing, callbacks=callbacks)
         except Exception as exc:
             number = max((t.number for t in study.get_trials(deepcopy=False)), default=0)
             return _Outcome(
@@ -172,7 +199,9 @@ def _build(objective: ObjectiveSpec | Objective, seed: int) -> Objective:
     return objective.build(seed) if isinstance(objective, ObjectiveSpec) else objective
 
 
-def _run_in_worker(task: Task, objective: ObjectiveSpec | Objective, storage_url: str) -> _Outcome:
+def _run_in_worker(
+    task: Task, objective: ObjectiveSpec | Objective, storage_url: str, publish_every: int
+) -> _Outcome:
     def on_complete() -> None:
         _progress.put(1)
 
@@ -181,7 +210,8 @@ def _run_in_worker(task: Task, objective: ObjectiveSpec | Objective, storage_url
 
     try:
         built = _build(objective, task.seed)
-        return _top_up(task, built, make_storage(storage_url), on_complete, should_stop)
+        storage = open_comparison_storage(storage_url)
+        return _top_up(task, built, storage, on_complete, should_stop, publish_every)
     except Exception as exc:  # reported by the main process in one line
         return _Outcome(task.study_name, "error", str(exc))
 
@@ -199,8 +229,13 @@ def prepare(
     metric_name: str,
     direction: str,
     resume: bool,
+    identity: str | None = None,
 ) -> list[tuple[Task, int]]:
     """Create the missing studies and return every task with its COMPLETE trial count.
+
+    ``identity`` (default: ``description``) is what an existing study must have been made
+    on (:meth:`ObjectiveSpec.identity`: a CSV file by a digest of its data, not its path);
+    a study made before it was stored is matched by ``description``.
 
     Raises:
         ComparisonError: Studies of this comparison exist and ``resume`` is false, or an
@@ -214,15 +249,19 @@ def prepare(
             f"comparison {name!r} already has {len(present)} of {len(tasks)} studies in this "
             "storage; add --resume to continue it, or choose another --name"
         )
+    identity = description if identity is None else identity
     out = []
     for task in tasks:
         if task.study_name in existing:
             study = optuna.load_study(study_name=task.study_name, storage=storage)
-            made_on = study.user_attrs.get(ATTR_OBJECTIVE)
-            if made_on != description:
+            made_on = study.user_attrs.get(ATTR_OBJECTIVE_ID)
+            wanted = identity
+            if made_on is None:  # made before ATTR_OBJECTIVE_ID was stored
+                made_on, wanted = study.user_attrs.get(ATTR_OBJECTIVE), description
+            if made_on != wanted:
                 raise ComparisonError(
                     f"study {task.study_name!r} was made on {made_on!r}, not on "
-                    f"{description!r}; choose another --name"
+                    f"{wanted!r}; choose another --name"
                 )
             if study.direction.name.lower() != direction:
                 raise ComparisonError(
@@ -238,6 +277,7 @@ def prepare(
             study.set_user_attr(ATTR_SAMPLER, task.sampler)
             study.set_user_attr(ATTR_SEED, task.seed)
             study.set_user_attr(ATTR_OBJECTIVE, description)
+            study.set_user_attr(ATTR_OBJECTIVE_ID, identity)
             study.set_user_attr(ATTR_NAME, name)
             with warnings.catch_warnings():  # experimental in Optuna 4 and 5
                 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
@@ -278,8 +318,10 @@ def execute(
     storage_url: str | None,
     n_workers: int,
     progress: Callable[[int], None],
+    publish_every: int = 0,
 ) -> None:
-    """Run the tasks, in this process (``n_workers == 1``) or in worker processes.
+    """Run the tasks, in this process (``n_workers == 1``) or in worker processes; each
+    study publishes its figures every ``publish_every`` trials (``0``: never).
 
     Ctrl-C (SIGINT) lets every running study finish its current trial and stop, so that no
     trial is left RUNNING; a second Ctrl-C stops at once.
@@ -295,7 +337,9 @@ def execute(
         with _sigint(_stop_on_sigint(local_stop)):
             for task in todo:
                 built = _build(objective, task.seed)
-                outcome = _top_up(task, built, storage, lambda: progress(1), local_stop.is_set)
+                outcome = _top_up(
+                    task, built, storage, lambda: progress(1), local_stop.is_set, publish_every
+                )
                 if outcome.status == "error":
                     raise ComparisonError(outcome.message)
                 if outcome.status == "interrupted":
@@ -318,7 +362,9 @@ def execute(
         # Workers are started by submit(); started with SIGINT ignored, they keep ignoring
         # it (Ctrl-C in a terminal reaches the whole process group) and stop on `stop`.
         with _sigint(signal.SIG_IGN):
-            futures = [pool.submit(_run_in_worker, t, objective, storage_url) for t in todo]
+            futures = [
+                pool.submit(_run_in_worker, t, objective, storage_url, publish_every) for t in todo
+            ]
         pending = set(futures)
 
         def drain() -> None:

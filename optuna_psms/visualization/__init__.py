@@ -24,7 +24,8 @@ Several studies (e.g. the studies of ``optuna-psms compare``):
 * :func:`plot_final_values`: the distribution of the final best values per sampler.
 
 :func:`publish` stores the figures that apply to a study in its storage, where optuna-dashboard
-shows them on the study's page.
+shows them on the study's page; :class:`PublishCallback` does it every N trials while the study
+runs (``optuna-psms select`` and ``compare`` use it: ``--publish-every``).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from optuna_psms.visualization._fms import plot_loss_by_method
 from optuna_psms.visualization._fms import plot_model_choices
 from optuna_psms.visualization._generations import plot_generations
 from optuna_psms.visualization._population import plot_population
+from optuna_psms.visualization._publish import PublishCallback
 
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "plot_model_choices",
     "plot_population",
     "publish",
+    "PublishCallback",
 ]
 
 _logger = optuna.logging.get_logger(__name__)

@@ -124,6 +124,27 @@ def _quantile_curves(curves: list[np.ndarray]) -> tuple[np.ndarray, ...]:
     return np.arange(1, length + 1), q25, med, q75
 
 
+def _colored_groups(studies: StudiesArg) -> list[tuple[str, list[optuna.Study], str]]:
+    """``(label, studies, colour)`` per group of :func:`group_studies`, colours in turn."""
+    groups = group_studies(studies).items()
+    return [(label, list(m), _COLORS[k % len(_COLORS)]) for k, (label, m) in enumerate(groups)]
+
+
+def _quiet_line(x: Any, y: Any, group: str, line: dict[str, Any], **extra: Any) -> go.Scatter:
+    """A line of legend group ``group`` without a legend entry or hover text (a seed's own
+    curve, an edge of the inter-quartile band)."""
+    return _go().Scatter(
+        x=x,
+        y=y,
+        mode="lines",
+        line=line,
+        legendgroup=group,
+        showlegend=False,
+        hoverinfo="skip",
+        **extra,
+    )
+
+
 def plot_best_so_far(
     studies: StudiesArg,
     *,
@@ -169,51 +190,21 @@ def plot_best_so_far(
         A :class:`plotly.graph_objects.Figure`.
     """
     go = _go()
-    groups = group_studies(studies)
     fig = go.Figure()
-    for k, (label, members) in enumerate(groups.items()):
-        color = _COLORS[k % len(_COLORS)]
+    for label, members, color in _colored_groups(studies):
         curves = [c for c in (best_so_far(s) for s in members) if len(c)]
         if not curves:
             continue
         x, q25, med, q75 = _quantile_curves(curves)
         if show_runs:
             for study, curve in zip(members, curves):
-                fig.add_trace(
-                    go.Scatter(
-                        x=np.arange(1, len(curve) + 1),
-                        y=curve,
-                        mode="lines",
-                        line={"color": _rgba(color, 0.35), "width": 1},
-                        name=study.study_name,
-                        legendgroup=label,
-                        showlegend=False,
-                        hoverinfo="skip",
-                    )
-                )
+                line = {"color": _rgba(color, 0.35), "width": 1}
+                x_run = np.arange(1, len(curve) + 1)
+                fig.add_trace(_quiet_line(x_run, curve, label, line, name=study.study_name))
+        edge = {"width": 0, "color": color}
+        fig.add_trace(_quiet_line(x, q75, label, edge))
         fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=q75,
-                mode="lines",
-                line={"width": 0, "color": color},
-                legendgroup=label,
-                showlegend=False,
-                hoverinfo="skip",
-            )
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=q25,
-                mode="lines",
-                line={"width": 0, "color": color},
-                fill="tonexty",
-                fillcolor=_rgba(color, 0.2),
-                legendgroup=label,
-                showlegend=False,
-                hoverinfo="skip",
-            )
+            _quiet_line(x, q25, label, edge, fill="tonexty", fillcolor=_rgba(color, 0.2))
         )
         fig.add_trace(
             go.Scatter(
@@ -276,10 +267,8 @@ def plot_final_values(
         A :class:`plotly.graph_objects.Figure`.
     """
     go = _go()
-    groups = group_studies(studies)
     fig = go.Figure()
-    for k, (label, members) in enumerate(groups.items()):
-        color = _COLORS[k % len(_COLORS)]
+    for label, members, color in _colored_groups(studies):
         finals = [(s.study_name, c[-1]) for s in members if len(c := best_so_far(s))]
         fig.add_trace(
             go.Box(

@@ -163,6 +163,8 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
     )
     for row in (1, 2, 3):
         figure.update_yaxes(tickformat=".0%", range=[0, 1.02], row=row, col=1)
+    # Category axes on every panel: plotly.js would read labels such as '0-1', '2-3' as dates.
+    figure.update_xaxes(type="category")
     figure.update_xaxes(title_text="trial numbers", row=3, col=1)
     return figure
 
@@ -178,17 +180,17 @@ def plot_loss_by_method(study: Study) -> go.Figure:
 
         .. testcode::
 
-            import optuna
-            from sklearn.datasets import load_breast_cancer
-            from optuna_psms import FullModelSpace, make_objective
+            from sklearn.datasets import load_iris
+            from optuna_psms import FullModelSelector, FullModelSpace
             from optuna_psms.visualization import plot_loss_by_method
 
-            X, y = load_breast_cancer(return_X_y=True)
-            space = FullModelSpace(classifiers=["naive_bayes", "mean_variance"])
-            objective = make_objective(X[:150], y[:150], space=space, random_state=0)
-            study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
-            study.optimize(objective, n_trials=6)
-            fig = plot_loss_by_method(study)
+            X, y = load_iris(return_X_y=True)
+            model = FullModelSelector(
+                space=FullModelSpace(classifiers=["naive_bayes", "logistic"]),
+                sampler="random", n_trials=6, random_state=0,
+            ).fit(X, y)
+            fig = plot_loss_by_method(model.study_)  # the estimator keeps its study
+            assert fig.layout.title.text.startswith("BER by method")
 
     Args:
         study: A study of :func:`optuna_psms.make_objective` (any sampler).
