@@ -1,4 +1,4 @@
-"""The only module that touches Optuna internals.
+"""The only module that touches Optuna internals (with its write half, ``_compat_write``).
 
 A sampler receives a :class:`~optuna.study.Study` and a :class:`~optuna.trial.FrozenTrial`;
 writing a trial's system attributes and reading trials incrementally needs the study's
@@ -21,6 +21,8 @@ from optuna.storages import RDBStorage
 from optuna.storages._cached_storage import _CachedStorage
 from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
+
+from optuna_psms._compat_write import set_attrs as set_attrs  # the write half
 
 
 if TYPE_CHECKING:
@@ -56,113 +58,6 @@ def set_system_attrs(study: Study, trial: FrozenTrial, attrs: dict[str, Any]) ->
 def set_user_attrs(study: Study, trial: FrozenTrial, attrs: dict[str, Any]) -> None:
     """Write trial user attributes (shown by optuna-dashboard), in one batch."""
     set_attrs(study, trial, user=attrs)
-
-
-def set_attrs(
-    study: Study,
-    trial: FrozenTrial,
-    system: Mapping[str, Any] | None = None,
-    user: Mapping[str, Any] | None = None,
-) -> None:
-    """Write a trial's system attributes, then its user attributes, in one storage write.
-
-    Optuna's storages write one attribute per call: a commit (an fsync on SQLite) per
-    attribute on an RDB, a locked, fsynced append per attribute on a journal file. Here a
-    journal storage gets one append of all the attributes' log entries and an RDB one
-    transaction; any other storage (in memory, the gRPC proxy) gets one call per attribute,
-    in the same order. Either way the outcome is that of the separate calls (a finished
-    trial raises as Optuna's own calls do).
-    """
-    items = [(True, k, v) for k, v in (system or {}).items()]
-    items += [(False, k, v) for k, v in (user or {}).items()]
-    storage, _ = storage_of(study)
-    tid = trial_id(trial)
-    if len(items) > 1 and (_journal_write(storage, tid, items) or _rdb_write(storage, tid, items)):
-        return
-    for is_system, key, value in items:
-        if is_system:
-            storage.set_trial_system_attr(tid, key, value)
-        else:
-            storage.set_trial_user_attr(tid, key, value)
-
-
-def _journal_write(storage: BaseStorage, tid: int, items: list[tuple[bool, str, Any]]) -> bool:
-    """One append of the attributes' journal entries, as ``JournalStorage`` writes them."""
-    if not isinstance(storage, JournalStorage) or _JOURNAL_OPS is None:
-        return False
-    backend = getattr(storage, "_backend", None)
-    replay = getattr(storage, "_replay_result", None)
-    worker_id = getattr(replay, "worker_id", None)
-    if backend is None or worker_id is None or not hasattr(storage, "_sync_with_backend"):
-        return False
-    system_op, user_op = _JOURNAL_OPS
-    logs = [
-        {
-            "op_code": system_op if is_system else user_op,
-            "worker_id": worker_id,
-            "trial_id": tid,
-            ("system_attr" if is_system else "user_attr"): {key: value},
-        }
-        for is_system, key, value in items
-    ]
-    with storage._thread_lock:
-        backend.append_logs(logs)
-        # Replaying an entry of ours that cannot apply (the trial has finished) raises and
-        # leaves the later entries unread, to raise again on the next read: replay them all
-        # now, so that the error is raised once, here, as Optuna's own calls raise it.
-        error: Exception | None = None
-        for _ in range(len(logs)):
-            try:
-                storage._sync_with_backend()
-                break
-            except Exception as exc:
-                error = error or exc
-        if error is not None:
-            raise error
-    return True
-
-
-def _rdb_write(storage: BaseStorage, tid: int, items: list[tuple[bool, str, Any]]) -> bool:
-    """One transaction for the attributes, with ``RDBStorage``'s own per-attribute upsert."""
-    if isinstance(storage, _CachedStorage):
-        storage = storage._backend
-    if not isinstance(storage, RDBStorage) or _RDB_WRITE is None:
-        return False
-    scoped, system_model, user_model = _RDB_WRITE
-    write = getattr(storage, "_set_trial_attr_without_commit", None)
-    if write is None:
-        return False
-    with scoped(storage.scoped_session, True) as session:
-        for is_system, key, value in items:
-            write(session, system_model if is_system else user_model, tid, key, value)
-    return True
-
-
-def _journal_ops() -> tuple[int, int] | None:
-    try:
-        from optuna.storages.journal._storage import JournalOperation
-
-        return JournalOperation.SET_TRIAL_SYSTEM_ATTR, JournalOperation.SET_TRIAL_USER_ATTR
-    except (ImportError, AttributeError):  # pragma: no cover - another Optuna layout
-        return None
-
-
-def _rdb_write_parts() -> tuple[Any, Any, Any] | None:
-    try:
-        from optuna.storages._rdb import models
-        from optuna.storages._rdb.storage import _create_scoped_session
-
-        return (
-            _create_scoped_session,
-            models.TrialSystemAttributeModel,
-            models.TrialUserAttributeModel,
-        )
-    except (ImportError, AttributeError):  # pragma: no cover - another Optuna layout
-        return None
-
-
-_JOURNAL_OPS = _journal_ops()
-_RDB_WRITE = _rdb_write_parts()
 
 
 @dataclass

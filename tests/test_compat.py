@@ -10,6 +10,7 @@ from optuna.trial import TrialState
 import pytest
 
 from optuna_psms import _compat
+from tests.conftest import require_service
 
 
 def _storages(tmp_path: Any) -> dict[str, Callable[[], Any]]:
@@ -214,3 +215,48 @@ def test_abandoned_running_trials_are_not_returned_on_a_journal(tmp_path: Any) -
     study.tell(3, 2.0)  # one of them finishes after all
     trials = _compat.fetch_changed_trials(study, cursor, running=abandoned)
     assert sorted(t.number for t in trials) == [3, finished.number]
+
+
+_RDB_URLS = {
+    "sqlite": None,
+    "postgresql": ("PostgreSQL", 5432, "postgresql+psycopg2://postgres@127.0.0.1:5432/test"),
+    "mysql": ("MariaDB", 3306, "mysql+pymysql://root@127.0.0.1:3306/test"),
+}
+
+
+@pytest.mark.parametrize("dialect", list(_RDB_URLS))
+def test_set_attrs_on_an_rdb_is_one_upsert_per_table(dialect: str, tmp_path: Any) -> None:
+    """One trial look-up and one multi-row upsert per attr table; existing keys overwritten."""
+    import sqlalchemy
+
+    service = _RDB_URLS[dialect]
+    if service is None:
+        url = f"sqlite:///{tmp_path}/u.db"
+    else:
+        require_service(service[0], "127.0.0.1", service[1])
+        url = service[2]
+    storage = optuna.storages.RDBStorage(url)
+    study = optuna.create_study(storage=storage)
+    try:
+        trial = study.ask()
+        frozen = study._storage.get_trial(trial._trial_id)
+        _compat.set_attrs(study, frozen, system={"psms:a": 1}, user={"u": "old"})
+        statements: list[str] = []
+
+        def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            statements.append(statement.split()[0].upper())
+
+        sqlalchemy.event.listen(storage.engine, "before_cursor_execute", seen)
+        system = {"psms:a": [1.5, "x"], "psms:b": {"k": None}}
+        user = {"u": 3, "w": "é"}
+        _compat.set_attrs(study, frozen, system=system, user=user)
+        sqlalchemy.event.remove(storage.engine, "before_cursor_execute", seen)
+        assert statements.count("INSERT") == 2 and statements.count("SELECT") == 1
+        again = storage.get_trial(trial._trial_id)
+        assert again.system_attrs == system and again.user_attrs == user
+        study.tell(trial, 1.0)
+        with pytest.raises(RuntimeError):  # UpdateFinishedTrialError, as Optuna's own calls
+            _compat.set_attrs(study, frozen, system={"psms:c": 1}, user={"v": 1})
+        assert "psms:c" not in storage.get_trial(trial._trial_id).system_attrs
+    finally:
+        optuna.delete_study(study_name=study.study_name, storage=storage)

@@ -126,6 +126,7 @@ class Meter:
     def __init__(self) -> None:
         self.sampler_s = 0.0
         self.sampler_cpu_s = 0.0  # CPU time of the thread in the hooks
+        self.ask_s = 0.0  # time in Study.ask outside the sampler's hooks (Optuna's own)
         self.calls = 0
         self.sampler_calls = 0
         self._in_sampler = 0
@@ -133,6 +134,20 @@ class Meter:
 
     def reset(self) -> None:
         self.sampler_s, self.sampler_cpu_s, self.calls, self.sampler_calls = 0.0, 0.0, 0, 0
+        self.ask_s = 0.0
+
+    def wrap_ask(self, study: optuna.Study) -> None:
+        """Time ``study.ask`` (as ``optimize`` calls it) less the sampler's hooks inside it."""
+        ask = study.ask
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start, hooks = time.perf_counter(), self.sampler_s
+            try:
+                return ask(*args, **kwargs)
+            finally:
+                self.ask_s += time.perf_counter() - start - (self.sampler_s - hooks)
+
+        study.ask = timed  # type: ignore[method-assign]
 
     def wrap_sampler(self, sampler: optuna.samplers.BaseSampler) -> None:
         for name in self.HOOKS:
@@ -193,12 +208,13 @@ class _Sessions:
 
 def abandoned_cost(
     sampler: str, n_abandoned: int, n_trials: int, seed: int, spec: str
-) -> tuple[float, float, float, float, float]:
+) -> tuple[float, float, float, float, float, float]:
     """Per trial of ``n_trials`` instant trials with ``n_abandoned`` RUNNING ones.
 
     Returns:
         ``(wall ms, ms inside the sampler's hooks, CPU ms of the thread inside them,
-        storage calls, storage calls made by the sampler)``, each per trial.
+        storage calls, storage calls made by the sampler, ms in Optuna's Study.ask outside
+        the hooks)``, each per trial.
     """
     meter = Meter()
     storage = open_storage(spec)
@@ -212,6 +228,7 @@ def abandoned_cost(
         for _ in range(n_abandoned):  # a dead worker's trials: asked, suggested, never told
             suggest(study.ask())
         meter.reset()
+        meter.wrap_ask(study)
         start = time.perf_counter()
         study.optimize(suggest, n_trials=n_trials)
         wall = time.perf_counter() - start
@@ -221,7 +238,8 @@ def abandoned_cost(
     per = 1.0 / n_trials
     own, cpu = meter.sampler_s, meter.sampler_cpu_s
     ms = 1000 * per
-    return wall * ms, own * ms, cpu * ms, meter.calls * per, meter.sampler_calls * per
+    calls, in_sampler = meter.calls * per, meter.sampler_calls * per
+    return wall * ms, own * ms, cpu * ms, calls, in_sampler, meter.ask_s * ms
 
 
 def run_workers(
@@ -326,12 +344,13 @@ def _abandoned_rows(kind: str, spec: str, args: argparse.Namespace) -> None:
     print(
         "   wall: ms per trial; own: ms inside the sampler's hooks; cpu: CPU ms of the thread"
         " in them (no waiting for disk, locks or other processes); x0: over the same sampler's"
-        " figure with none abandoned; calls: storage calls (in: by the sampler)"
+        " figure with none abandoned; calls: storage calls (in: by the sampler); ask: ms in"
+        " Optuna's Study.ask outside the sampler's hooks"
     )
     _row(
         "abandoned", f"wall-{ours}", "wall-rand", "wall-x0", "rand-x0",
         f"own-{ours}", "own-rand", "own-x0", "rand-x0", "cpu", "cpu-x0",
-        f"calls-{ours}", "calls-rand", f"in-{ours}",
+        f"calls-{ours}", "calls-rand", f"in-{ours}", f"ask-{ours}", "ask-rand",
     )  # fmt: skip
     for name in (ours, rand):  # warm up (imports, first-study set-up), not counted
         abandoned_cost(name, 0, 2, args.seed, spec)
@@ -343,7 +362,7 @@ def _abandoned_rows(kind: str, spec: str, args: argparse.Namespace) -> None:
         _row(
             n, a[0], b[0], a[0] / a0[0], b[0] / b0[0],
             a[1], b[1], a[1] / a0[1], b[1] / b0[1], a[2], a[2] / a0[2],
-            a[3], b[3], a[4],
+            a[3], b[3], a[4], a[5], b[5],
         )  # fmt: skip
 
 

@@ -1,0 +1,188 @@
+"""Writing a trial's attributes in one storage write: the write half of :mod:`optuna_psms._compat`.
+
+Part of :mod:`optuna_psms._compat` (which re-exports :func:`set_attrs`): it uses Optuna
+internals (a journal's log format, an RDB's sessions and models), each behind a check that
+falls back to Optuna's public per-attribute calls; ``tests/test_compat.py`` covers it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Mapping
+import functools
+import json
+import sqlite3
+from typing import Any
+from typing import TYPE_CHECKING
+
+from optuna.storages import JournalStorage
+from optuna.storages import RDBStorage
+from optuna.storages._cached_storage import _CachedStorage
+from optuna.trial import FrozenTrial
+
+
+if TYPE_CHECKING:
+    from optuna.storages import BaseStorage
+    from optuna.study import Study
+
+
+def set_attrs(
+    study: Study,
+    trial: FrozenTrial,
+    system: Mapping[str, Any] | None = None,
+    user: Mapping[str, Any] | None = None,
+) -> None:
+    """Write a trial's system attributes, then its user attributes, in one storage write.
+
+    Optuna's storages write one attribute per call: a commit (an fsync on SQLite) per
+    attribute on an RDB, a locked, fsynced append per attribute on a journal file. Here a
+    journal storage gets one append of all the attributes' log entries and an RDB one
+    transaction; any other storage (in memory, the gRPC proxy) gets one call per attribute,
+    in the same order. Either way the outcome is that of the separate calls (a finished
+    trial raises as Optuna's own calls do).
+    """
+    items = [(True, k, v) for k, v in (system or {}).items()]
+    items += [(False, k, v) for k, v in (user or {}).items()]
+    storage, tid = study._storage, trial._trial_id
+    if len(items) > 1 and (_journal_write(storage, tid, items) or _rdb_write(storage, tid, items)):
+        return
+    for is_system, key, value in items:
+        if is_system:
+            storage.set_trial_system_attr(tid, key, value)
+        else:
+            storage.set_trial_user_attr(tid, key, value)
+
+
+def _journal_write(storage: BaseStorage, tid: int, items: list[tuple[bool, str, Any]]) -> bool:
+    """One append of the attributes' journal entries, as ``JournalStorage`` writes them."""
+    if not isinstance(storage, JournalStorage) or _JOURNAL_OPS is None:
+        return False
+    backend = getattr(storage, "_backend", None)
+    replay = getattr(storage, "_replay_result", None)
+    worker_id = getattr(replay, "worker_id", None)
+    if backend is None or worker_id is None or not hasattr(storage, "_sync_with_backend"):
+        return False
+    system_op, user_op = _JOURNAL_OPS
+    logs = [
+        {
+            "op_code": system_op if is_system else user_op,
+            "worker_id": worker_id,
+            "trial_id": tid,
+            ("system_attr" if is_system else "user_attr"): {key: value},
+        }
+        for is_system, key, value in items
+    ]
+    with storage._thread_lock:
+        backend.append_logs(logs)
+        # Replaying an entry of ours that cannot apply (the trial has finished) raises and
+        # leaves the later entries unread, to raise again on the next read: replay them all
+        # now, so that the error is raised once, here, as Optuna's own calls raise it.
+        error: Exception | None = None
+        for _ in range(len(logs)):
+            try:
+                storage._sync_with_backend()
+                break
+            except Exception as exc:
+                error = error or exc
+        if error is not None:
+            raise error
+    return True
+
+
+def _rdb_write(storage: BaseStorage, tid: int, items: list[tuple[bool, str, Any]]) -> bool:
+    """One transaction: one check that the trial is running, one upsert per attr table.
+
+    Optuna's own ``_set_trial_attr_without_commit`` looks the trial up and builds an upsert
+    per attribute (two statements each); on SQLite, PostgreSQL and MySQL the same rows are
+    written here by one multi-row upsert per table (the record and the display attrs: three
+    statements instead of six). Other dialects get Optuna's per-attribute write.
+    """
+    if isinstance(storage, _CachedStorage):
+        storage = storage._backend
+    if not isinstance(storage, RDBStorage) or _RDB_WRITE is None:
+        return False
+    scoped, trial_model, system_model, user_model = _RDB_WRITE
+    upsert = _UPSERTS.get(storage.engine.name)
+    if upsert is None:
+        write = getattr(storage, "_set_trial_attr_without_commit", None)
+        if write is None:
+            return False
+        with scoped(storage.scoped_session, True) as session:
+            for is_system, key, value in items:
+                write(session, system_model if is_system else user_model, tid, key, value)
+        return True
+    tables = ((system_model, True), (user_model, False))
+    with scoped(storage.scoped_session, True) as session:
+        trial = trial_model.find_or_raise_by_id(tid, session)
+        storage.check_trial_is_updatable(tid, trial.state)
+        for model, system in tables:
+            rows = [
+                {"trial_id": tid, "key": key, "value_json": json.dumps(value)}
+                for is_system, key, value in items
+                if is_system == system
+            ]
+            if rows:
+                session.execute(upsert(model.__table__), rows)
+    return True
+
+
+def _upserts() -> dict[str, Callable[[Any], Any]]:
+    """Per dialect: a table's insert-or-update of ``value_json`` on ``(trial_id, key)``."""
+    try:
+        from sqlalchemy.dialects import mysql
+        from sqlalchemy.dialects import postgresql
+        from sqlalchemy.dialects import sqlite
+    except ImportError:  # pragma: no cover - SQLAlchemy is Optuna's RDB dependency
+        return {}
+
+    @functools.cache
+    def on_conflict(insert: Any, table: Any) -> Any:
+        stmt = insert(table)
+        excluded = stmt.excluded.value_json
+        return stmt.on_conflict_do_update(
+            index_elements=[table.c.trial_id, table.c.key], set_={"value_json": excluded}
+        )
+
+    @functools.cache
+    def on_duplicate(table: Any) -> Any:
+        stmt = mysql.insert(table)
+        return stmt.on_duplicate_key_update(value_json=stmt.inserted.value_json)
+
+    out: dict[str, Callable[[Any], Any]] = {
+        "postgresql": functools.partial(on_conflict, postgresql.insert),
+        "mysql": on_duplicate,
+    }
+    if sqlite3.sqlite_version_info >= (3, 24, 0):  # ON CONFLICT ... DO UPDATE
+        out["sqlite"] = functools.partial(on_conflict, sqlite.insert)
+    return out
+
+
+_UPSERTS = _upserts()
+
+
+def _journal_ops() -> tuple[int, int] | None:
+    try:
+        from optuna.storages.journal._storage import JournalOperation
+
+        return JournalOperation.SET_TRIAL_SYSTEM_ATTR, JournalOperation.SET_TRIAL_USER_ATTR
+    except (ImportError, AttributeError):  # pragma: no cover - another Optuna layout
+        return None
+
+
+def _rdb_write_parts() -> tuple[Any, Any, Any, Any] | None:
+    try:
+        from optuna.storages._rdb import models
+        from optuna.storages._rdb.storage import _create_scoped_session
+
+        return (
+            _create_scoped_session,
+            models.TrialModel,
+            models.TrialSystemAttributeModel,
+            models.TrialUserAttributeModel,
+        )
+    except (ImportError, AttributeError):  # pragma: no cover - another Optuna layout
+        return None
+
+
+_JOURNAL_OPS = _journal_ops()
+_RDB_WRITE = _rdb_write_parts()
