@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ProcessPoolExecutor
 import json
+import math
 from pathlib import Path
 import statistics
 from typing import Any
@@ -162,8 +163,34 @@ def run(
         "calls": len(trials),
         "pfc": 100.0 * (len(trials) / budget if pfc is None else pfc),
         "censored": pfc is None and len(trials) == cap < budget,
-        "curve": np.maximum.accumulate([t.user_attrs["accuracy"] for t in trials]).tolist(),
+        "budget": budget,
+        "accs": [t.user_attrs["accuracy"] for t in trials],
+        "psvs": [t.user_attrs["psv"] for t in trials],
+        "values": [math.inf if t.value is None else t.value for t in trials],
     }
+
+
+def fitness_stop(values: list[float], size: int, threshold: float) -> int | None:
+    """Calls used when the paper's rule is read on the fitness, or ``None`` if it never fires.
+
+    After every complete generation of ``size`` trials: the unbiased standard deviation of
+    the best 25% of that generation's objective values (at least two) is compared with
+    ``threshold``, in the units of the ``values`` given (the summary passes CV errors and
+    ``1 - PI_SVM`` in percent, as the paper's tables give both).
+    """
+    for end in range(size, len(values) + 1, size):
+        block = np.sort(np.asarray(values[end - size : end], dtype=float))
+        top = block[: max(2, math.ceil(0.25 * size))]
+        if float(np.std(top, ddof=1)) < threshold:
+            return end
+    return None
+
+
+def at_stop(r: dict[str, Any], calls: int) -> dict[str, Any]:
+    """Run ``r`` as if it had stopped after ``calls`` trials (best by the fitness)."""
+    best = int(np.argmin(r["values"][:calls]))
+    return {"accuracy": r["accs"][best], "psv": r["psvs"][best],
+            "pfc": 100.0 * calls / r["budget"], "calls": calls}  # fmt: skip
 
 
 def _task(args: tuple[str, list[str], int, int, int, float, int]) -> list[dict[str, Any]]:
@@ -182,35 +209,52 @@ def _task(args: tuple[str, list[str], int, int, int, float, int]) -> list[dict[s
     return out
 
 
-def summary(results: list[dict[str, Any]], samplers: list[str]) -> str:
+def summary(results: list[dict[str, Any]], samplers: list[str], threshold: float = 0.01) -> str:
     """Markdown tables of the means over seeds per set and sampler (last row: over sets).
 
-    The last table gives, for each EDA, its accuracy beside the accuracy PSO and random
-    search had reached (same set and seed) after as many calls as the EDA used.
+    Two stopping rules: the samplers' own (spread of the top 25% in the unit box, what
+    the runs did) and the paper's rule read on the fitness (:func:`fitness_stop`, applied
+    after the fact to the EDAs and PSO; random search has no generations). The last table
+    gives each EDA's accuracy beside the accuracy PSO and random search had reached (same
+    set and seed) after as many calls as the EDA used under the fitness rule.
     """
     sets = list(dict.fromkeys(r["set"] for r in results))
-    runs = {(r["set"], r["seed"], r["sampler"]): r for r in results}
     seeds = sorted({r["seed"] for r in results})
+    runs = {(r["set"], r["seed"], r["sampler"]): r for r in results}
+    post: dict[tuple[str, int, str], dict[str, Any]] = {}
+    cut: dict[str, int] = dict.fromkeys(samplers, 0)
+    for key, r in runs.items():
+        size = population(r["budget"])
+        percent = 100.0 * np.asarray(r["values"]) if key[2].endswith("-pi") else r["values"]
+        stop = fitness_stop(list(percent), size, threshold) if key[2] != "random" else None
+        post[key] = at_stop(r, stop or len(r["values"]))
+        cut[key[2]] += stop is None and len(r["values"]) < r["budget"]
+
+    def mean(table: dict[tuple[str, int, str], dict[str, Any]], n: str, s: str, k: str) -> float:
+        return statistics.fmean(table[(n, seed, s)][k] for seed in seeds)
 
     def at(n: str, b: str, e: str) -> float:
-        pairs = [(runs[(n, k, b)]["curve"], runs[(n, k, e)]["calls"]) for k in seeds]
-        return statistics.fmean(c[min(calls, len(c)) - 1] for c, calls in pairs)
+        return statistics.fmean(
+            max(runs[(n, k, b)]["accs"][: post[(n, k, e)]["calls"]]) for k in seeds
+        )
 
+    tables: list[tuple[str, list[tuple[str, Any]]]] = []
+    for table, rule in ((runs, "samplers' rule"), (post, "fitness rule")):
+        for key, title in (
+            ("accuracy", "CV accuracy (%)"),
+            ("psv", "PSV (%)"),
+            ("pfc", "PFC (%)"),
+        ):
+            cols = [(s, lambda n, s=s, k=key, t=table: mean(t, n, s, k)) for s in samplers]
+            tables.append((f"{title}, {rule}", cols))
     columns: list[tuple[str, Any]] = []
     for e in (e for e in ("umda", "bumda") if e in samplers):
-        columns.append((f"{e} calls", lambda n, e=e: statistics.fmean(
-            runs[(n, k, e)]["calls"] for k in seeds)))  # fmt: skip
-        columns.append((e, lambda n, e=e: statistics.fmean(
-            runs[(n, k, e)]["accuracy"] for k in seeds)))  # fmt: skip
+        columns.append((f"{e} calls", lambda n, e=e: mean(post, n, e, "calls")))
+        columns.append((e, lambda n, e=e: mean(post, n, e, "accuracy")))
         for b in (b for b in ("pso", "random") if b in samplers):
             columns.append((f"{b} @ {e} calls", lambda n, b=b, e=e: at(n, b, e)))
-    tables: list[tuple[str, list[tuple[str, Any]]]] = []
-    for key, title in (("accuracy", "CV accuracy (%)"), ("psv", "PSV (%)"), ("pfc", "PFC (%)")):
-        cols = [(s, lambda n, s=s, key=key: statistics.fmean(
-            runs[(n, k, s)][key] for k in seeds)) for s in samplers]  # fmt: skip
-        tables.append((title, cols))
     if columns:
-        tables.append(("CV accuracy (%) at the EDA's calls", columns))
+        tables.append(("CV accuracy (%) at the EDA's calls, fitness rule", columns))
     blocks = []
     for title, cols in tables:
         values = [[f(n) for _, f in cols] for n in sets]
@@ -218,10 +262,11 @@ def summary(results: list[dict[str, Any]], samplers: list[str]) -> str:
         rows.append(["mean"] + [f"{statistics.fmean(col):.2f}" for col in zip(*values)])
         head = ["set"] + [c for c, _ in cols]
         blocks.append(f"{title}, mean over seeds {seeds}:\n\n" + markdown(head, rows))
-    cut = {s: sum(r["censored"] for r in results if r["sampler"] == s) for s in samplers}
-    if any(cut.values()):
-        counts = ", ".join(f"{s} {k} of {len(sets) * len(seeds)}" for s, k in cut.items())
-        blocks.append(f"Runs cut at the cap (their PFC counts as cap / budget): {counts}.")
+    censored = {s: sum(r["censored"] for r in results if r["sampler"] == s) for s in samplers}
+    for what, counts in (("samplers' rule", censored), ("fitness rule", cut)):
+        if any(counts.values()):
+            text = ", ".join(f"{s} {k} of {len(sets) * len(seeds)}" for s, k in counts.items())
+            blocks.append(f"Runs cut at the cap, {what} (PFC counted as cap / budget): {text}.")
     return "\n\n".join(blocks)
 
 
@@ -243,7 +288,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     if args.from_json:
         results = [r for path in args.from_json for r in json.loads(Path(path).read_text())]
         samplers = list(dict.fromkeys(r["sampler"] for r in results))
-        print(summary(results, samplers))
+        print(summary(results, samplers, args.threshold))
         return results
     for s in args.samplers:
         _sampler(s.removesuffix("-pi"), args.budget, 0)  # unknown names fail here
@@ -257,7 +302,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             results += part
             if args.json:  # after every (set, seed): a cut run keeps what it finished
                 Path(args.json).write_text(json.dumps(results))
-    print("\n" + summary(results, args.samplers))
+    print("\n" + summary(results, args.samplers, args.threshold))
     return results
 
 

@@ -6,7 +6,6 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
-import numpy as np
 import optuna
 import pytest
 
@@ -47,12 +46,28 @@ def test_runs_report_accuracy_psv_and_the_samplers_pfc(
     assert runs["random"]["pfc"] == 100.0 and runs["random"]["calls"] == 40
     for r in results:
         assert 50.0 < r["accuracy"] <= 100.0 and 0.0 < r["psv"] <= 100.0
-        assert len(r["curve"]) == r["calls"] and np.all(np.diff(r["curve"]) >= 0)
+        assert len(r["accs"]) == len(r["psvs"]) == len(r["values"]) == r["calls"]
         if r["sampler"] != "bumda-pi":  # accuracy fitness: the best trial has the best accuracy
-            assert r["curve"][-1] == r["accuracy"]
+            assert r["accuracy"] == max(r["accs"])
+            assert r["values"] == pytest.approx([100.0 - a for a in r["accs"]])
+        else:
+            assert r["psv"] < max(r["psvs"])
     out = capsys.readouterr().out
-    assert "PFC (%), mean over seeds [0]:" in out
+    assert "PFC (%), samplers' rule, mean over seeds [0]:" in out
+    assert "PFC (%), fitness rule, mean over seeds [0]:" in out
     assert "| set | umda calls | umda | pso @ umda calls | random @ umda calls |" in out
+
+
+def test_fitness_rule_fires_on_the_first_generation_with_tied_top_values(
+    eda_svm: ModuleType,
+) -> None:
+    # Generations of 4, top 25% = the best 2 values.
+    assert eda_svm.fitness_stop([1, 2, 3, 4, 9, 5, 5, 7], 4, 0.01) == 8
+    assert eda_svm.fitness_stop([1, 2, 3, 4, 5, 6, 7, 8, 3, 3], 4, 0.01) is None  # 3, 3: partial
+    run = {"values": [3.0, 1.0, 1.0, 0.5], "accs": [97, 99, 99, 99.5], "psvs": [10, 20, 30, 40]}
+    assert eda_svm.at_stop({**run, "budget": 8}, 3) == {
+        "accuracy": 99, "psv": 20, "pfc": 37.5, "calls": 3
+    }  # fmt: skip
 
 
 def test_pso_stops_when_an_iterations_top_quarter_is_tight(eda_svm: ModuleType) -> None:
