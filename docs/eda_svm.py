@@ -228,14 +228,16 @@ def summary(results: list[dict[str, Any]], samplers: list[str], threshold: float
         percent = 100.0 * np.asarray(r["values"]) if key[2].endswith("-pi") else r["values"]
         stop = fitness_stop(list(percent), size, threshold) if key[2] != "random" else None
         post[key] = at_stop(r, stop or len(r["values"]))
-        cut[key[2]] += stop is None and len(r["values"]) < r["budget"]
+        cut[key[2]] += stop is None and r["censored"]
+
+    done = {n: [k for k in seeds if all((n, k, s) in runs for s in samplers)] for n in sets}
 
     def mean(table: dict[tuple[str, int, str], dict[str, Any]], n: str, s: str, k: str) -> float:
-        return statistics.fmean(table[(n, seed, s)][k] for seed in seeds)
+        return statistics.fmean(table[(n, seed, s)][k] for seed in done[n])
 
     def at(n: str, b: str, e: str) -> float:
         return statistics.fmean(
-            max(runs[(n, k, b)]["accs"][: post[(n, k, e)]["calls"]]) for k in seeds
+            max(runs[(n, k, b)]["accs"][: post[(n, k, e)]["calls"]]) for k in done[n]
         )
 
     tables: list[tuple[str, list[tuple[str, Any]]]] = []
@@ -258,10 +260,10 @@ def summary(results: list[dict[str, Any]], samplers: list[str], threshold: float
     blocks = []
     for title, cols in tables:
         values = [[f(n) for _, f in cols] for n in sets]
-        rows = [[n] + [f"{v:.2f}" for v in row] for n, row in zip(sets, values)]
+        rows = [[f"{n} {done[n]}"] + [f"{v:.2f}" for v in row] for n, row in zip(sets, values)]
         rows.append(["mean"] + [f"{statistics.fmean(col):.2f}" for col in zip(*values)])
         head = ["set"] + [c for c, _ in cols]
-        blocks.append(f"{title}, mean over seeds {seeds}:\n\n" + markdown(head, rows))
+        blocks.append(f"{title}, mean over seeds [in brackets]:\n\n" + markdown(head, rows))
     censored = {s: sum(r["censored"] for r in results if r["sampler"] == s) for s in samplers}
     for what, counts in (("samplers' rule", censored), ("fitness rule", cut)):
         if any(counts.values()):
