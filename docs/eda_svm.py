@@ -2,16 +2,19 @@
 
 The protocol of Rojas-Domínguez et al. (IEEE Access 2018), Sect. IV, at a smaller budget:
 an RBF SVM over ``log2 C in [-5, 5]`` and ``log2 gamma in [-5, 2]`` (Table 1, "this
-work"); features scaled to ``[-1, 1]`` on the whole set; a trial's accuracy is the 10-fold
-stratified CV accuracy on the whole set (correct predictions over all folds, as LIBSVM's
-``-v``; folds fixed by the seed, the same for every sampler) and its PSV the mean over the
-folds of the share of training samples that are support vectors. There is no held-out
+work"); features scaled to ``[-1, 1]`` on the whole set; a trial's accuracy is the
+``--folds``-fold (paper: 10) stratified CV accuracy on the whole set (correct predictions
+over all folds, as LIBSVM's ``-v``; folds fixed by the seed, the same for every sampler)
+and its PSV the mean over the folds of the share of training samples that are support
+vectors. There is no held-out
 split: like the paper, the reported accuracy is the CV accuracy of the best trial.
 
-Samplers, each with a budget of ``--budget`` calls (paper: 1,000 = 50 x 20):
+Samplers, each laid out for ``--budget`` calls (paper: 1,000 = 50 x 20), of which at most
+``--cap`` are run (a run cut there has a PFC that is a lower bound):
 
 * ``umda``, ``bumda``: ``UMDASampler`` / ``BUMDASampler(budget=B, on_converged="stop")``
-  (population ``B // 10`` clipped to [10, 50], 10 generations); the run stops when the
+  (population ``B // 10`` clipped to [10, 50], ``ceil(B / population)`` generations:
+  50 x 20 at ``B = 1000``); the run stops when the
   spread of a generation's top 25% falls under 0.01 (unit coordinates), and the trial
   that sees it carries ``psms:pfc``. Fitness: the CV error in percent (LIBSVM reports CV
   accuracy in percent; only BUMDA's weights depend on the scale).
@@ -25,8 +28,11 @@ Samplers, each with a budget of ``--budget`` calls (paper: 1,000 = 50 x 20):
   (Table 10).
 
 Per set, sampler and seed: the best trial's CV accuracy and PSV (%) and the PFC (calls
-used / budget, %). Prints one line per run, then per set the means over seeds, then the
-means over sets.
+used / budget, %). Prints one line per run, then tables of the means over seeds per set
+(last row: over sets) for two readings of the stopping rule: the samplers' own (above)
+and the paper's rule read on the objective values, applied after the fact
+(:func:`fitness_stop`); and each EDA's accuracy beside PSO's and random search's at the
+same number of calls.
 
 Run::
 
