@@ -30,6 +30,21 @@ from optuna_psms import FocusedGridSampler
 from optuna_psms.cli._data import load_dataset
 
 
+def numeric_set(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A bundled set as a float matrix (categorical columns one-hot) and its labels.
+
+    ``name`` is a KEEL set (``pima``) or ``sklearn:<name>`` (``sklearn:breast_cancer``).
+    """
+    x_raw, y = load_dataset(name if ":" in name else f"keel:{name}")
+    return pd.get_dummies(pd.DataFrame(x_raw)).to_numpy(dtype=float), np.asarray(y)
+
+
+def markdown(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+
+
 def _sampler(name: str, seed: int, trials: int) -> optuna.samplers.BaseSampler:
     if name == "dfgs":
         return FocusedGridSampler(mode="deterministic", budget=trials, seed=seed)
@@ -52,8 +67,7 @@ def main() -> None:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     table: dict[tuple[str, str], list[float]] = {}
     for name in args.sets:
-        x_raw, y = load_dataset(f"keel:{name}")
-        x = pd.get_dummies(pd.DataFrame(x_raw)).to_numpy(dtype=float)
+        x, y = numeric_set(name)
         for seed in range(args.seeds):
             x_tr, x_te, y_tr, y_te = train_test_split(
                 x, y, test_size=0.3, stratify=y, random_state=seed
@@ -81,11 +95,10 @@ def main() -> None:
                 table.setdefault((name, s), []).append(err)
                 print(f"{name} seed={seed} {s}: cv {100 * study.best_value:.2f} test {err:.2f}",
                       flush=True)  # fmt: skip
-    print("\n| set | " + " | ".join(args.samplers) + " |")
-    print("|---" * (len(args.samplers) + 1) + "|")
-    for name in args.sets:
-        cells = [f"{statistics.fmean(table[(name, s)]):.2f}" for s in args.samplers]
-        print(f"| {name} | " + " | ".join(cells) + " |")
+    rows = [
+        [n] + [f"{statistics.fmean(table[(n, s)]):.2f}" for s in args.samplers] for n in args.sets
+    ]
+    print("\n" + markdown(["set", *args.samplers], rows))
 
 
 if __name__ == "__main__":
