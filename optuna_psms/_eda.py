@@ -86,6 +86,8 @@ class UMDASampler(PopulationSampler):
     samples from the converged model). The trial that detects convergence carries
     ``psms:converged_run``, ``psms:run_trials`` and ``psms:pfc`` (trials used divided by
     ``population_size * n_generations``: the PFC of Rojas-Domínguez et al.).
+    ``convergence_on="values"`` measures the spread on the top 25%'s objective values
+    instead (the paper's wording allows both readings; see :mod:`optuna_psms.core.eda`).
 
     **Budget.** ``budget`` is the number of trials the study is expected to run. ``None``
     keeps the paper's 20 generations of 50. With a budget, one run spans it:
@@ -127,6 +129,10 @@ class UMDASampler(PopulationSampler):
             runs that end only by convergence; ``"auto"``: 20, or the budget's.
         convergence_threshold: Spread of the top 25% under which a run has converged;
             ``0`` disables this test.
+        convergence_on: ``"params"`` (default): the spread of the top 25%'s unit
+            coordinates; ``"values"``: the standard deviation of their objective values, in
+            the objective's units (the other reading of the paper's rule; it stops on a
+            plateau of equal values, e.g. SVM tuning, where ``"params"`` does not).
         top_fraction: Fraction of a generation the marginals are fitted to
             (paper: 0.25), in ``(0, 1]``.
         on_converged: ``"restart"`` (default) or ``"stop"``.
@@ -144,6 +150,7 @@ class UMDASampler(PopulationSampler):
         population_size: int | None = None,
         n_generations: int | None | Literal["auto"] = "auto",
         convergence_threshold: float = 0.01,
+        convergence_on: str = "params",
         top_fraction: float = 0.25,
         on_converged: str = "restart",
         budget: int | None = None,
@@ -151,7 +158,13 @@ class UMDASampler(PopulationSampler):
         record_user_attrs: bool = True,
     ) -> None:
         size, generations = _layout(population_size, n_generations, budget)
-        self._settings = UMDASettings(size, generations, convergence_threshold, top_fraction)
+        self._settings = UMDASettings(
+            population_size=size,
+            n_generations=generations,
+            convergence_threshold=convergence_threshold,
+            convergence_on=convergence_on,
+            top_fraction=top_fraction,
+        )
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> UMDAStrategy:
@@ -214,6 +227,10 @@ class BUMDASampler(PopulationSampler):
             runs that end only by convergence; ``"auto"``: 20, or the budget's.
         convergence_threshold: Spread of the top 25% under which a run has converged;
             ``0`` disables this test.
+        convergence_on: ``"params"`` (default): the spread of the top 25%'s unit
+            coordinates; ``"values"``: the standard deviation of their objective values, in
+            the objective's units (the other reading of the paper's rule; it stops on a
+            plateau of equal values, e.g. SVM tuning, where ``"params"`` does not).
         on_converged: ``"restart"`` (default) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
@@ -229,13 +246,19 @@ class BUMDASampler(PopulationSampler):
         population_size: int | None = None,
         n_generations: int | None | Literal["auto"] = "auto",
         convergence_threshold: float = 0.01,
+        convergence_on: str = "params",
         on_converged: str = "restart",
         budget: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool = True,
     ) -> None:
         size, generations = _layout(population_size, n_generations, budget)
-        self._settings = BUMDASettings(size, generations, convergence_threshold)
+        self._settings = BUMDASettings(
+            population_size=size,
+            n_generations=generations,
+            convergence_threshold=convergence_threshold,
+            convergence_on=convergence_on,
+        )
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> BUMDAStrategy:

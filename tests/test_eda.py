@@ -28,6 +28,7 @@ from optuna_psms.core.eda import BUMDAStrategy
 from optuna_psms.core.eda import n_top
 from optuna_psms.core.eda import sample_truncated_normal
 from optuna_psms.core.eda import top_spread
+from optuna_psms.core.eda import top_value_spread
 from optuna_psms.core.eda import umda_fit
 from optuna_psms.core.eda import UMDASettings
 from optuna_psms.core.eda import UMDAStrategy
@@ -311,6 +312,36 @@ def test_stop_ends_optimize_but_not_ask_and_tell(cls: Any) -> None:
     assert all(t.state == TrialState.COMPLETE for t in study.trials)
 
 
+def _plateau(trial: optuna.trial.Trial) -> float:
+    # Many settings share the best value (as CV accuracies of an SVM do): the parameters
+    # of the top quarter stay spread out while their values are all equal.
+    x, y = trial.suggest_float("x", 0, 1), trial.suggest_float("y", 0, 1)
+    return 0.0 if (x - 0.5) ** 2 + (y - 0.5) ** 2 < 0.15 else 1.0
+
+
+@pytest.mark.parametrize("cls", [UMDASampler, BUMDASampler])
+def test_convergence_on_values_stops_on_a_plateau_where_params_does_not(cls: Any) -> None:
+    def run(on: str) -> optuna.Study:
+        sampler = cls(population_size=20, on_converged="stop", convergence_on=on, seed=0)
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(_plateau, n_trials=400)
+        return study
+
+    by_params, by_values = run("params"), run("values")
+    assert len(by_params.trials) == 400  # the top quarter's coordinates never collapse
+    marks = [t for t in by_values.trials if "psms:pfc" in t.user_attrs]
+    assert len(by_values.trials) == 21  # generation 0's top five all score 0.0
+    assert marks and marks[0].user_attrs["psms:pfc"] == pytest.approx(20 / 400)
+    # The trials before the stop are the same: the reading changes only when a run ends.
+    assert [t.params for t in by_values.trials[:20]] == [t.params for t in by_params.trials[:20]]
+
+
+def test_top_value_spread_is_the_unbiased_std_of_the_best_quarter() -> None:
+    losses = np.array([5.0, 1.0, np.inf, 2.0, 9.0, 3.0, 8.0, 7.0])  # top 2 of 8: 1.0, 2.0
+    assert top_value_spread(losses) == pytest.approx(np.std([1.0, 2.0], ddof=1))
+    assert top_value_spread(np.array([1.0, np.inf, np.nan])) == math.inf
+
+
 def test_full_budget_gives_pfc_one() -> None:
     sampler = UMDASampler(population_size=10, n_generations=3, convergence_threshold=0.0, seed=1)
     study = optuna.create_study(sampler=sampler)
@@ -340,6 +371,8 @@ def test_invalid_arguments_name_the_problem() -> None:
         BUMDASampler(convergence_threshold=-1.0)
     with pytest.raises(ValueError, match="top_fraction"):
         UMDASampler(top_fraction=0.0)
+    with pytest.raises(ValueError, match="convergence_on"):
+        BUMDASampler(convergence_on="value")
     with pytest.raises(ValueError, match="on_converged"):
         UMDASampler(on_converged="pause")
     with pytest.raises(ValueError, match="seed"):
