@@ -251,11 +251,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--samplers", nargs="+", default=["random", "drs", "tpe"])
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--cv", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes, one study each")
     parser.add_argument("--json", default=None, help="write the per-study rows here")
     parser.add_argument(
-        "--from-log", default=None, help="only summarize the 'row' lines of an earlier run's log"
+        "--from-log",
+        default=None,
+        help="only summarize the 'row' lines of earlier runs' logs (concatenated; the first "
+        "row of a (set, seed, sampler) counts)",
     )
     parser.add_argument(
         "--sampler-cost",
@@ -282,13 +286,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.from_log:
         with open(args.from_log) as f:
-            logged = [json.loads(line[4:]) for line in f if line.startswith("row ")]
+            rows_by_key: dict[tuple[str, int, str], dict[str, Any]] = {}
+            for line in f:
+                if line.startswith("row "):
+                    r = json.loads(line[4:])
+                    rows_by_key.setdefault((r["set"], r["seed"], r["sampler"]), r)
+        logged = list(rows_by_key.values())
         samplers = [s for s in args.samplers if any(r["sampler"] == s for r in logged)]
         print(summarize(logged, samplers))
         return 0
     tasks = [
         (name, seed, sampler, args.trials, args.cv)
-        for seed in range(args.seeds)
+        for seed in range(args.first_seed, args.first_seed + args.seeds)
         for name in args.sets
         for sampler in args.samplers
     ]
@@ -301,7 +310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
     print(
-        f"\n{args.trials} trials, {args.cv}-fold CV accuracy, seeds 0..{args.seeds - 1}, "
+        f"\n{args.trials} trials, {args.cv}-fold CV accuracy, seeds {args.first_seed}.."
+        f"{args.first_seed + args.seeds - 1}, "
         f"70/30 split"
     )
     print(summarize(rows, args.samplers))

@@ -119,3 +119,13 @@ def test_rsdu_table4_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[st
         assert r["sampler_ms"] > 0 and r["fit_s"] > 0 and r["trial_s"] >= r["fit_s"]
     text = capsys.readouterr().out
     assert "| sim200-2 |" in text and "held-out accuracy" in text
+
+
+def test_summarize_storage_reads_a_cut_run(tmp_path: Path) -> None:
+    path = str(tmp_path / "cut.db")
+    study = optuna.create_study(storage=f"sqlite:///{path}")
+    for value in (0.5, 0.2, 0.5, 0.1):
+        study.add_trial(optuna.trial.create_trial(value=value))
+    study.add_trial(optuna.trial.create_trial(state=optuna.trial.TrialState.FAIL))
+    res = fms_highdim.summarize_storage(path)
+    assert res["n_complete"] == 4 and res["best_value"] == 0.1 and res["at_half"] == 0.5

@@ -200,6 +200,18 @@ def run(
     }
 
 
+def summarize_storage(path: str) -> dict[str, float]:
+    """The BER spread and best value of the study in one SQLite file of a (cut) run."""
+    study = optuna.load_study(study_name=None, storage=f"sqlite:///{path}")
+    trials = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    values = [float(t.value) for t in trials if t.value is not None]
+    return {
+        "n_complete": float(len(values)),
+        "best_value": min(values) if values else float("nan"),
+        **value_spread(values),
+    }
+
+
 def _row(sampler: str, label: str, n_trials: int, res: Mapping[str, float]) -> str:
     return (
         f"{sampler:<8}{label:<14}{res['params_per_trial']:>8.0f}{n_trials:>8d}"
@@ -236,8 +248,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dir", default=None, help="directory of the SQLite files")
+    parser.add_argument(
+        "--from-db",
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="only summarize the SQLite files of earlier (possibly interrupted) runs",
+    )
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if args.from_db:
+        print(f"{'file':<44}{'complete':>9}{'best BER':>10}{'BER=0.5':>9}{'q25':>8}"
+              f"{'median':>8}{'q75':>8}")  # fmt: skip
+        for path in args.from_db:
+            r = summarize_storage(path)
+            print(
+                f"{path[-44:]:<44}{r['n_complete']:>9.0f}{r['best_value']:>10.4f}"
+                f"{100 * r['at_half']:>8.0f}%{r['q25']:>8.3f}{r['q50']:>8.3f}{r['q75']:>8.3f}"
+            )
+        return 0
     directory = args.dir or tempfile.mkdtemp(prefix="fms_highdim_")
     os.makedirs(directory, exist_ok=True)
     configs: list[tuple[str, int | None, int]] = [
