@@ -106,7 +106,6 @@ def test_timed_sampler_delegates_and_counts() -> None:
     assert timed.seconds > 0 and timed.cpu_seconds >= 0
 
 
-@pytest.mark.slow
 def test_rsdu_table4_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     module = _table4()
     out = tmp_path / "rows.json"
