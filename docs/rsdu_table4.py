@@ -27,8 +27,12 @@ Sets: ``cancer`` (scikit-learn breast cancer, the paper's "cancer"), ``wine``
 
 Run::
 
-    python docs/rsdu_table4.py --sets cancer wine sonar ionosphere sim200-2 sim500-5 \\
-        --trials 100 --seeds 2 --cv 3 --jobs 2
+    python docs/rsdu_table4.py --sets sim200-2 sim500-5 sonar cancer ionosphere \\
+        --trials 60 --seeds 1 --cv 3 --jobs 2
+    python docs/rsdu_table4.py --sets sonar sim500-5 --trials 60 --seeds 1 --first-seed 1
+    python docs/rsdu_table4.py --from-log docs/rsdu_table4_rows.log  # tables of those runs
+    python docs/rsdu_table4.py --sampler-cost 200 1000 --trials 200 \\
+        --samplers random drs pso tpe  # the samplers' own CPU time, no model fitted
 """
 
 from __future__ import annotations
