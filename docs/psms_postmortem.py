@@ -10,11 +10,15 @@ in each fit.
 Run::
 
     python docs/psms_postmortem.py --set german --seed 0
+
+``--params JSON`` skips the search and takes apart the pipeline with these parameters (the
+``params:`` line an earlier run printed), e.g. to see one pipeline under a changed component.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import warnings
 
 import numpy as np
@@ -39,6 +43,7 @@ def main() -> None:
     parser.add_argument("--set", default="german")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--params", help="JSON parameters of a pipeline: no search")
     args = parser.parse_args()
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")
@@ -47,29 +52,38 @@ def main() -> None:
         pd.DataFrame(x_raw), y, test_size=0.3, stratify=y, random_state=args.seed
     )
     sel = FullModelSelector(sampler="pso", n_trials=args.trials, cv=2, random_state=args.seed)
-    sel.fit(x_tr, y_tr)
-    best = sel.best_trial_
-    print(f"pipeline: {best.user_attrs['fms:pipeline']}")
-    print(f"2-fold CV BER {100 * best.values[0]:.2f}, folds {best.user_attrs['fms:fold_scores']}")
-    print(f"test BER {_ber(sel, x_te, y_te)}, training BER {_ber(sel, x_tr, y_tr)}")
     objective = sel._objective(x_tr, y_tr)
     X, codes = objective.X, objective.y
     X_te = objective.encoder.transform(x_te)
     codes_te = np.array([list(objective.classes).index(v) for v in y_te])
+    if args.params is None:
+        sel.fit(x_tr, y_tr)
+        best = sel.best_trial_
+        params = dict(best.params)
+        print(f"pipeline: {best.user_attrs['fms:pipeline']}")
+        print(f"params: {json.dumps(params)}")
+        cv_ber, folds = 100 * best.values[0], best.user_attrs["fms:fold_scores"]
+        print(f"2-fold CV BER {cv_ber:.2f}, folds {folds}")
+        print(f"test BER {_ber(sel, x_te, y_te)}, training BER {_ber(sel, x_tr, y_tr)}")
+    else:
+        params = json.loads(args.params)
+        model = objective.build_pipeline(params).fit(X, codes)
+        print(f"given params; test BER {_ber(model, X_te, codes_te)}, "
+              f"training BER {_ber(model, X, codes)}")  # fmt: skip
     halves = [
         train
         for k in range(3)
         for train, _ in StratifiedKFold(2, shuffle=True, random_state=100 + k).split(X, codes)
     ]
     for bias in (False, True):
-        params = {**best.params, "post:bias": bias}
+        params = {**params, "post:bias": bias}
         tests = [
             _ber(objective.build_pipeline(params).fit(X[h], codes[h]), X_te, codes_te)
             for h in halves
         ]
         print(f"bias={bias}: test BER of the six half fits {tests}")
-    if best.params.get("fs:method") == "svcrfe":
-        frac = best.params["fs:svcrfe:fmax_frac"]
+    if params.get("fs:method") == "svcrfe":
+        frac = params["fs:svcrfe:fmax_frac"]
 
         def dropped(rows: np.ndarray) -> list[int]:
             support = RankSelector("svcrfe", frac, args.seed).fit(X[rows], codes[rows]).support_
