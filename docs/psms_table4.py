@@ -15,12 +15,16 @@ Run::
 
     python docs/psms_table4.py --sets heart breast pima titanic german \\
         --trials 100 --seeds 3 --jobs 2
+
+``--option KEY=JSON`` (repeatable) passes another ``FullModelSelector`` argument to every
+search, e.g. ``--option cv=5`` or ``--option reselect_top=10``.
 """
 
 from __future__ import annotations
 
 import argparse
 from concurrent.futures import ProcessPoolExecutor
+import json
 import statistics
 import time
 import warnings
@@ -74,9 +78,9 @@ def _wtl(a: list[float], b: list[float]) -> str:
     return f"{w}/{len(a) - w - lo}/{lo}"
 
 
-def _run(task: tuple[str, int, list[str], int]) -> dict[str, float]:
+def _run(task: tuple[str, int, list[str], int, dict[str, object]]) -> dict[str, float]:
     """Test BER of every method on one (set, seed); printed as it goes."""
-    name, seed, samplers, trials = task
+    name, seed, samplers, trials, options = task
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")
     x_raw, y = load_dataset(f"keel:{name}")
@@ -86,7 +90,8 @@ def _run(task: tuple[str, int, list[str], int]) -> dict[str, float]:
     results = _baselines(x_tr, x_te, y_tr, y_te, seed)
     for s in samplers:
         start = time.perf_counter()
-        selector = FullModelSelector(sampler=s, n_trials=trials, cv=2, random_state=seed)
+        kwargs = {"cv": 2, **options}
+        selector = FullModelSelector(sampler=s, n_trials=trials, random_state=seed, **kwargs)
         selector.fit(x_tr, y_tr)
         results[s] = _ber(selector, x_te, y_te)
         cv = 100.0 * (1.0 - float(selector.best_score_))
@@ -106,16 +111,27 @@ def main() -> None:
     parser.add_argument(
         "--jobs", type=int, default=1, help="worker processes, one (set, seed) each"
     )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=JSON",
+        help="a FullModelSelector argument for every search, e.g. cv=5 (default: cv=2)",
+    )
     args = parser.parse_args()
+    options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
     methods = [*args.samplers, "logreg", "svc-grid"]
-    tasks = [(n, k, args.samplers, args.trials) for n in args.sets for k in range(args.seeds)]
+    tasks = [
+        (n, k, args.samplers, args.trials, options) for n in args.sets for k in range(args.seeds)
+    ]
     with ProcessPoolExecutor(args.jobs) as pool:
         runs = list(pool.map(_run, tasks))
     table: dict[tuple[str, str], list[float]] = {}
-    for (name, _, _, _), results in zip(tasks, runs):
+    for (name, *_), results in zip(tasks, runs):
         for m in methods:
             table.setdefault((name, m), []).append(results[m])
-    print(f"\nmean test BER (%), {args.trials} trials, seeds 0..{args.seeds - 1}")
+    shown = ", ".join(args.option) or "cv=2"
+    print(f"\nmean test BER (%), {args.trials} trials, seeds 0..{args.seeds - 1}, {shown}")
     print("| set | " + " | ".join(methods) + " |")
     print("|---" * (len(methods) + 1) + "|")
     for name in [*args.sets, "mean"]:

@@ -310,6 +310,26 @@ def _select_argv(tmp_path: Any, *extra: str) -> list[str]:
     ]
 
 
+def test_select_reselect_top_refits_the_re_evaluated_choice(tmp_path: Any, capsys: Any) -> None:
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/r.db"
+    model_path = tmp_path / "r.joblib"
+    argv = _select_argv(tmp_path, "--n-trials", "6", "--storage", db, "--study-name", "rs")
+    code, out, err = _run([*argv, "--reselect-top", "4", "--output", str(model_path)], capsys)
+    assert code == 0, err
+    study = optuna.load_study(study_name="rs", storage=db)
+    record = study.user_attrs["fms:reselect"]
+    assert record["cv"] == 5 and len(record["losses"]) == 4
+    chosen = study.trials[record["trial"]]
+    assert f"Best pipeline (trial {chosen.number}): " in out
+    assert f"CV ber on search data (2-fold): {chosen.value:.4f}" in out
+    loss = record["losses"][str(chosen.number)]
+    assert f"chosen among the 4 best by 5-fold CV: {loss:.4f}" in out
+    assert joblib.load(model_path).best_trial_.number == chosen.number
+    code, _, err = _run([*argv, "--reselect-top", "-1"], capsys)
+    assert code != 0 and "--reselect-top must be 0 (off) or more" in err
+
+
 def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"

@@ -119,6 +119,21 @@ def register(sub: Any) -> None:
     )
     sel.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
     sel.add_argument(
+        "--reselect-top",
+        type=int,
+        default=0,
+        metavar="K",
+        help="after the search, re-evaluate the K best pipelines by --reselect-cv-fold CV "
+        "and refit the lowest (default: 0, off: refit the best search value)",
+    )
+    sel.add_argument(
+        "--reselect-cv",
+        type=int,
+        default=5,
+        metavar="K",
+        help="folds of that re-evaluation (default: 5)",
+    )
+    sel.add_argument(
         "--test-size",
         type=float,
         default=0.25,
@@ -452,6 +467,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--seed must be an integer in [0, 2**32); got {args.seed}")
     if args.cv < 2:
         raise UserError(f"--cv must be at least 2 (the number of CV folds); got {args.cv}")
+    if args.reselect_top < 0:
+        raise UserError(f"--reselect-top must be 0 (off) or more; got {args.reselect_top}")
+    if args.reselect_cv < 2:
+        raise UserError(f"--reselect-cv must be at least 2; got {args.reselect_cv}")
     if not (math.isfinite(args.subsample) and 0.0 < args.subsample <= 1.0):
         raise UserError(f"--subsample must be in (0, 1]; got {args.subsample}")
     if not 0.0 <= args.test_size < 1.0:
@@ -496,6 +515,8 @@ def run(args: argparse.Namespace) -> int:
         "sampler": args.sampler.lower() if args.sampler else None,
         "seed": args.seed,
     }
+    # The final choice is not a setting of the study (workers may differ); kept aside.
+    choice = {"reselect_top": int(args.reselect_top), "reselect_cv": int(args.reselect_cv)}
     study_name = args.study_name or _study_name(label)
     # Every setting is checked before the study is created or joined; the split's seed is the
     # one a new study gets (a joining worker without --seed may get the study's, below).
@@ -513,6 +534,7 @@ def run(args: argparse.Namespace) -> int:
     model = _selector(
         settings,
         seed,
+        **choice,
         sampler=make_sampler(settings["sampler"], seed),
         callbacks=_publish_callbacks(args.publish_every),
         n_trials=args.n_trials,
@@ -567,13 +589,28 @@ def run(args: argparse.Namespace) -> int:
         if n_done == 0:
             return 130
         model = None  # the search's own refit did not happen
-    best = study.best_trial
+    chooser = _selector(settings, seed, **choice)
+    try:
+        best = chooser.choose_trial(X_search, y_search, study)
+    except (ValueError, RuntimeError) as exc:
+        raise UserError(f"cannot choose the pipeline: {exc}") from None
     described = best.user_attrs.get("fms:pipeline", best.params)
     print(f"Best pipeline (trial {best.number}): {described}")
     print(
         f"CV {loss_label(settings['metric'])} on search data ({settings['cv']}-fold): "
-        f"{study.best_value:.4f}  [{n_done} complete, {n_fail} failed in the study]"
+        f"{best.value:.4f}  [{n_done} complete, {n_fail} failed in the study]"
     )
+    record = study.user_attrs.get("fms:reselect")
+    if (
+        (chooser.reselect_top or 0) >= 2
+        and isinstance(record, dict)
+        and record.get("trial") == best.number
+    ):
+        print(
+            f"  chosen among the {len(record['losses'])} best by {record['cv']}-fold CV: "
+            f"{record['losses'][str(best.number)]:.4f} (lowest; the best search value "
+            f"{study.best_value:.4f} was trial {study.best_trial.number})"
+        )
     save_to = args.output
     if save_to is None and n_running > 0 and not interrupted:
         print(

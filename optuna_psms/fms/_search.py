@@ -13,6 +13,7 @@ from collections.abc import Callable
 from collections.abc import Iterator
 import contextlib
 import logging
+import math
 from typing import Any
 from typing import ClassVar
 from typing import TypeVar
@@ -25,12 +26,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms._registry import make_sampler as _make
 from optuna_psms._registry import SAMPLERS
+from optuna_psms.fms._reselect import check_reselect
+from optuna_psms.fms._reselect import choose
+from optuna_psms.fms._reselect import fit_trial_choice
+from optuna_psms.fms._reselect import RESELECT_KEY
 from optuna_psms.fms._validation import record_features
 from optuna_psms.fms.export import export_python
 from optuna_psms.fms.export import trials_table
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.objective import make_objective
-from optuna_psms.fms.pareto import pick_simplest
 from optuna_psms.fms.space import FullModelSpace
 from optuna_psms.storages import open_storage
 
@@ -146,6 +150,8 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
     complexity_weight: float | None
     complexity_tolerance: float
     cv: int
+    reselect_top: int | None
+    reselect_cv: int
     metric: str
     subsample: float
     storage: str | optuna.storages.BaseStorage | None
@@ -228,6 +234,7 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
             raise ValueError(
                 f"callbacks must be a list of callables (study, trial) or None; got {callbacks!r}."
             )
+        check_reselect(getattr(self, "reselect_top", None), getattr(self, "reselect_cv", 5))
         objective = self._objective(X, y)
         study = optuna.create_study(
             storage=open_storage(self.storage),
@@ -257,7 +264,9 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
             raise RuntimeError(
                 "no pipeline could be evaluated; errors: " + "; ".join(sorted(errors))[:2000]
             )
-        self._refit(objective, study, pick_simplest(study, self.complexity_tolerance))
+        best, loss = choose(self, X, y, objective, study)
+        self._refit(objective, study, best)
+        self.reselect_loss_ = loss
 
     def _refit(
         self, objective: FullModelObjective, study: optuna.Study, best: optuna.trial.FrozenTrial
@@ -296,8 +305,10 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
             y: Target to fit on.
             study: A study of this estimator's task and metric, e.g. an earlier :meth:`fit`'s
                 ``study_`` or a study loaded from its storage.
-            trial: A complete trial of ``study``; ``None``: the trial :meth:`fit` would
-                choose (:func:`~optuna_psms.fms.pareto.pick_simplest`).
+            trial: A complete trial of ``study``; ``None``: the trial :meth:`fit` chose:
+                the one its re-evaluation stored in ``study`` (``reselect_top``) if that
+                still covers the study's best trials, otherwise
+                :func:`~optuna_psms.fms.pareto.pick_simplest` (the best search value).
 
         Returns:
             The estimator.
@@ -332,14 +343,29 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
                 f"metric is {objective.metric!r}."
             )
         if trial is None:
-            trial = pick_simplest(study, self.complexity_tolerance)
+            trial = fit_trial_choice(self, study)
         if trial.state != optuna.trial.TrialState.COMPLETE:
             raise ValueError(
                 f"trial {trial.number} of study {study.study_name!r} is {trial.state.name}, "
                 f"not COMPLETE."
             )
         self._refit(objective, study, trial)
+        record = study.user_attrs.get(RESELECT_KEY)
+        self.reselect_loss_ = math.nan
+        if isinstance(record, dict) and str(trial.number) in record.get("losses", {}):
+            self.reselect_loss_ = float(record["losses"][str(trial.number)])
         return self
+
+    def choose_trial(self, X: Any, y: Any, study: optuna.Study) -> optuna.trial.FrozenTrial:
+        """The trial :meth:`fit` would refit from ``study`` after searching on ``(X, y)``.
+
+        With ``reselect_top`` (single-objective studies) the best distinct trials are
+        re-evaluated on ``(X, y)`` by ``reselect_cv``-fold CV, reusing the losses an earlier
+        call stored in ``study`` (same folds and seed), and the lowest is returned; otherwise
+        :func:`~optuna_psms.fms.pareto.pick_simplest`. For a study searched by several
+        processes, call it once they are done (``optuna-psms select`` does).
+        """
+        return choose(self, X, y, self._objective(X, y), study)[0]
 
     def describe(self) -> str:
         """One line: the selected pipeline, its CV loss in the search and where it comes from.

@@ -39,6 +39,9 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         complexity_weight: Weight of the scalarised form.
         complexity_tolerance: Loss slack of the Pareto pick (in the metric's units).
         cv: k of the (shuffled, unstratified) k-fold CV of each trial; default 5.
+        reselect_top: Re-evaluate the best trials by ``reselect_cv``-fold CV and refit the
+            lowest (see :class:`~optuna_psms.fms.FullModelSelector`); default off.
+        reselect_cv: Folds of that re-evaluation (default 5).
         metric: Loss to minimise: ``"rmse"`` (default), ``"mae"``, ``"mse"``, ``"r2"``
             (``1 - R^2``) or a scikit-learn regression scorer name (negated).
         subsample: Fraction of the samples per trial.
@@ -105,6 +108,8 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         complexity_weight: float | None = None,
         complexity_tolerance: float = 0.01,
         cv: int = 5,
+        reselect_top: int | None = None,
+        reselect_cv: int = 5,
         metric: str = "rmse",
         subsample: float = 1.0,
         storage: str | optuna.storages.BaseStorage | None = None,
@@ -126,6 +131,8 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         self.complexity_weight = complexity_weight
         self.complexity_tolerance = complexity_tolerance
         self.cv = cv
+        self.reselect_top = reselect_top
+        self.reselect_cv = reselect_cv
         self.metric = metric
         self.subsample = subsample
         self.storage = storage

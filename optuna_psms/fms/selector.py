@@ -59,6 +59,16 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             sampler; ``best_score_`` is then that sum).
         complexity_tolerance: Loss slack of the Pareto pick (absolute, default 0.01).
         cv: Stratified CV folds per trial.
+        reselect_top: Choose the refitted pipeline by re-evaluating the ``reselect_top``
+            best distinct trials with ``reselect_cv``-fold stratified CV (other folds,
+            seeded by ``random_state``; at most as many folds as the smallest class has
+            samples) and taking the lowest, instead of the best 2-fold value; single-
+            objective studies only. ``None`` or ``0`` (default): off, the best search
+            value is refitted. It costs ``reselect_top * reselect_cv`` more fits; the
+            losses are stored in the study (attr ``fms:reselect``). Measured on five KEEL
+            sets at 100 trials it did not lower held-out BER (docs/reproductions.md, PSMS),
+            hence off by default.
+        reselect_cv: Folds of that re-evaluation (default 5).
         metric: Loss to minimise (see :func:`make_objective`).
         subsample: Fraction of the samples per trial.
         storage: Optuna storage (URL such as ``"sqlite:///psms.db"`` or object); ``None``
@@ -78,8 +88,11 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
     Attributes:
         best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts
             indices into ``classes_``.
-        best_params_: Optuna parameters of the best trial.
-        best_trial_: That trial (an ``optuna.trial.FrozenTrial`` of ``study_``).
+        best_params_: Optuna parameters of the refitted trial.
+        best_trial_: That trial (an ``optuna.trial.FrozenTrial`` of ``study_``): the
+            study's best, or the re-evaluation's choice with ``reselect_top``.
+        reselect_loss_: Its ``reselect_cv``-fold loss in that re-evaluation (``nan``
+            without one).
         best_loss_: The best trial's value: the mean ``cv``-fold loss of ``metric`` (lower
             is better) on the data given to :meth:`fit` (for :meth:`fit_trial`: on the data
             ``study_`` searched, not the data refitted on). It is the minimum over all the
@@ -132,6 +145,8 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         complexity_weight: float | None = None,
         complexity_tolerance: float = 0.01,
         cv: int = 2,
+        reselect_top: int | None = None,
+        reselect_cv: int = 5,
         metric: str = "ber",
         subsample: float = 1.0,
         storage: str | optuna.storages.BaseStorage | None = None,
@@ -153,6 +168,8 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         self.complexity_weight = complexity_weight
         self.complexity_tolerance = complexity_tolerance
         self.cv = cv
+        self.reselect_top = reselect_top
+        self.reselect_cv = reselect_cv
         self.metric = metric
         self.subsample = subsample
         self.storage = storage
