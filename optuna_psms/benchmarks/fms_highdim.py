@@ -52,6 +52,7 @@ from optuna_psms.benchmarks.bbob import build_sampler
 from optuna_psms.fms import FullModelSpace
 from optuna_psms.fms import make_objective
 from optuna_psms.fms.space import _build_xgboost
+from optuna_psms.fms.space import _suggest_xgboost
 from optuna_psms.fms.space import Component
 from optuna_psms.fms.space import ComponentTrial
 
@@ -73,24 +74,7 @@ def min_child_weight_range(n_train: int) -> tuple[int, int]:
 
 
 def _suggest_fitting_xgboost(trial: ComponentTrial) -> dict[str, Any]:
-    low, high = min_child_weight_range(trial.context.n_samples)
-    return {
-        "n_estimators": trial.suggest_int("n_estimators", 50, 1000, step=50),
-        "max_depth": trial.suggest_int("max_depth", 1, 11),
-        "min_child_weight": trial.suggest_int("min_child_weight", low, high),
-        "max_delta_step": trial.suggest_int("max_delta_step", 0, 3),
-        "learning_rate": trial.suggest_float("learning_rate", 1e-3, 0.5, log=True),
-        "subsample": trial.suggest_float("subsample", 0.5, 1.0, log=True),
-        "colsample_bytree": trial.suggest_float("colsample_bytree", 0.5, 1.0, log=True),
-        "colsample_bylevel": trial.suggest_float("colsample_bylevel", 0.5, 1.0, log=True),
-        "colsample_bynode": trial.suggest_float("colsample_bynode", 0.5, 1.0, log=True),
-        "gamma": trial.suggest_float("gamma", 1e-4, 5.0, log=True),
-        "reg_alpha": trial.suggest_float("reg_alpha", 1e-4, 1.0, log=True),
-        "reg_lambda": trial.suggest_float("reg_lambda", 1.0, 4.0, log=True),
-        "base_score": trial.suggest_float("base_score", 0.01, 0.99, log=True),
-        "scale_pos_weight": trial.suggest_float("scale_pos_weight", 0.1, 10.0, log=True),
-        "_binary": trial.context.n_classes == 2,
-    }
+    return _suggest_xgboost(trial, min_child_weight_range(trial.context.n_samples))
 
 
 def fitting_xgboost() -> Component:
