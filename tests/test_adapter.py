@@ -92,8 +92,16 @@ _RESUME_SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("name", ALL)
-@pytest.mark.parametrize("seed", [3, None])
+# Unseeded (the seed kept in the study) for every sampler in the default run, a fixed seed too
+# for PSO; the other samplers' seeded runs are marked slow (CI runs them), for the 5 minutes.
+RESUME_CASES = [
+    pytest.param(seed, name, marks=[pytest.mark.slow] if seed and name != "pso" else [])
+    for seed in (3, None)
+    for name in ALL
+]
+
+
+@pytest.mark.parametrize(("seed", "name"), RESUME_CASES)
 def test_resume_in_fresh_process_equals_uninterrupted_run(
     name: str, seed: int | None, tmp_path: Any
 ) -> None:

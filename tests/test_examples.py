@@ -15,7 +15,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 @pytest.mark.parametrize(
     ("script", "args", "expect"),
     [
-        ("samplers_quickstart.py", [], "bumda"),
+        pytest.param("samplers_quickstart.py", [], "bumda", marks=pytest.mark.slow),
         (
             "distributed_workers.py",
             ["--workers", "4", "--n-trials", "6"],

@@ -291,6 +291,7 @@ def test_a_lock_held_by_another_thread_does_not_hang_the_timed_fit(tmp_path: Any
     assert len(pids) == 4 and len(set(pids)) == 1 and pids[0] != str(os.getpid())
 
 
+@pytest.mark.slow  # a real 2 s timeout and a worker restart: with the slow tests
 def test_the_worker_is_reused_and_replaced_after_a_timeout(tmp_path: Any) -> None:
     X, y = _data()
     log = str(tmp_path / "pids")
@@ -312,6 +313,7 @@ def test_the_worker_is_reused_and_replaced_after_a_timeout(tmp_path: Any) -> Non
     assert len(before) == 1 and len(after) == 1 and before != after
 
 
+@pytest.mark.slow  # a fresh interpreter running a script: with the slow tests
 def test_timed_trials_work_from_a_script_without_a_main_guard(tmp_path: Any) -> None:
     # The worker never re-imports the script (unlike spawn/forkserver), and a classifier
     # defined in the script reaches it by value (cloudpickle).

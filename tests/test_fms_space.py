@@ -237,17 +237,6 @@ def test_rank_selectors_find_the_informative_features() -> None:
         assert set(np.flatnonzero(sel.get_support())) == {3, 7}, method
 
 
-def test_svcrfe_choice_is_invariant_to_column_scales() -> None:
-    # The linear SVC's weights depend on each column's units; ranking must not, so the
-    # selector standardises before the RFE and still outputs the original columns.
-    X, y = _small("binary")
-    scales = 10.0 ** np.random.default_rng(1).uniform(-3, 3, size=X.shape[1])
-    base = RankSelector("svcrfe", fmax_frac=0.3, random_state=0).fit(X, y)
-    scaled = RankSelector("svcrfe", fmax_frac=0.3, random_state=0).fit(X * scales, y)
-    np.testing.assert_array_equal(scaled.get_support(), base.get_support())
-    np.testing.assert_array_equal(scaled.transform(X * scales), (X * scales)[:, base.support_])
-
-
 def test_feature_mask_semantics() -> None:
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 6))

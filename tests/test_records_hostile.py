@@ -559,6 +559,7 @@ def tamper_sqlite(path: Path, study: optuna.Study) -> None:
         )
 
 
+@pytest.mark.slow  # fresh processes over tampered files, ~7 s: with the slow tests
 def test_tampered_sqlite_studies_keep_optimizing_in_a_fresh_process(tmp_path: Path) -> None:
     """Every sampler's study, tampered in the file, continues in a new process (one for all)."""
     # On tmpfs when there is one: SQLite's fsync per commit dominates on a busy disk.

@@ -280,9 +280,8 @@ def _fresh_database(kind: str, tmp_path: Any) -> tuple[str, Any]:
 @pytest.mark.services
 @pytest.mark.parametrize(
     "kind",
-    # PostgreSQL in the default run; SQLite and MariaDB with the slow tests (CI runs them).
-    [pytest.param("sqlite", marks=pytest.mark.slow), "postgresql"]
-    + [pytest.param("mysql", marks=pytest.mark.slow)],
+    # With the slow tests (CI runs them): four fresh interpreters each, for the 5 minutes.
+    [pytest.param(kind, marks=pytest.mark.slow) for kind in ("sqlite", "postgresql", "mysql")],
 )
 def test_workers_started_together_on_an_empty_database(kind: str, tmp_path: Any) -> None:
     # Optuna's RDBStorage alone: measured 3 of 12 processes failing on SQLite, 9 of 12 on

@@ -90,8 +90,15 @@ BACKENDS = ["journal", "sqlite", "postgresql", "mysql", "redis"]
 # PSO runs on every backend in the default run; the other samplers' runs (5-9 s each) are
 # marked slow (CI runs them). test_eda, test_grid and test_pattern keep a four-process journal
 # run of each of those samplers in the default run.
+# PSO's four processes on SQLite, MariaDB and Redis run with the slow tests too; the default
+# run keeps the journal file and PostgreSQL (and test_storage_urls opens every URL form).
+SLOW_PSO_BACKENDS = ("sqlite", "mysql", "redis")
 CASES = [
-    pytest.param(backend, sampler, marks=[pytest.mark.slow] if sampler != "pso" else [])
+    pytest.param(
+        backend,
+        sampler,
+        marks=[pytest.mark.slow] if sampler != "pso" or backend in SLOW_PSO_BACKENDS else [],
+    )
     for sampler in sorted(SAMPLERS)
     for backend in BACKENDS
     if sampler == "pso" or backend in ("journal", "mysql")
@@ -123,7 +130,8 @@ def test_four_processes_form_one_population(backend: str, sampler: str, tmp_path
 
 @pytest.mark.services
 # MariaDB's case runs with the slow tests (``-m slow``), for the default run's 5 minutes.
-@pytest.mark.parametrize("backend", ["postgresql", pytest.param("mysql", marks=pytest.mark.slow)])
+@pytest.mark.slow  # 14 s on PostgreSQL, more on MariaDB: with the slow tests (CI runs them)
+@pytest.mark.parametrize("backend", ["postgresql", "mysql"])
 def test_records_of_a_1500_dimensional_space_survive_the_database(
     backend: str, tmp_path: Any
 ) -> None:

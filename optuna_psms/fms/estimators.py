@@ -203,8 +203,7 @@ class RankSelector(_ColumnSelector):
     Args:
         method: ``"ftest"``, ``"mutual_info"``, ``"auc"``, ``"s2n"``, ``"pearson"``,
             ``"rf"`` (random-forest importance) or ``"svcrfe"`` (recursive feature
-            elimination with a linear SVC on standardised columns, so the choice does not
-            depend on each column's scale; 10 % of the features dropped per step).
+            elimination with a linear SVC, 10 % of the features dropped per step).
         fmax_frac: Fraction of features kept (at least one).
         random_state: Seed for the randomised criteria.
     """
@@ -228,12 +227,8 @@ class RankSelector(_ColumnSelector):
         n = Z.shape[1]
         k = _n_keep(self.fmax_frac, n)
         if classify and self.method == "svcrfe":
-            # Rank on standardised columns so the choice does not depend on units; the
-            # selector still keeps the original columns.
-            scale = Z.std(axis=0)
-            Zs = (Z - Z.mean(axis=0)) / np.where(scale > 0, scale, 1.0)
             svc = LinearSVC(C=1.0, random_state=self.random_state, max_iter=5000)
-            rfe = RFE(svc, n_features_to_select=k, step=0.1).fit(Zs, y_arr)
+            rfe = RFE(svc, n_features_to_select=k, step=0.1).fit(Z, y_arr)
             self.support_ = np.asarray(rfe.support_, dtype=bool)
             return self
         if self.method not in self._scores:
