@@ -191,3 +191,22 @@ def test_bad_reselect_arguments_fail_before_the_search(
     with pytest.raises(ValueError, match=match):
         model.fit(*cancer)
     assert not hasattr(model, "study_")
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        "garbage",
+        {"trial": "0", "losses": {"0": 0.1}},
+        {"trial": True, "losses": {"0": 0.1}},
+        {"trial": 0, "losses": [0.1]},
+        {"trial": 0, "losses": 7},
+    ],
+)
+def test_a_malformed_stored_choice_is_ignored(record: Any) -> None:
+    study = optuna.create_study()
+    study.add_trial(optuna.trial.create_trial(params={}, distributions={}, value=0.1))
+    study.set_user_attr(RESELECT_KEY, record)
+    assert stored_choice(study, 3) is None
+    study.set_user_attr(RESELECT_KEY, {"trial": 0, "losses": {"0": 0.1}})
+    assert stored_choice(study, 3) is not None  # a well-formed record is followed

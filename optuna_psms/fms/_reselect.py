@@ -50,15 +50,17 @@ def candidates(study: optuna.Study, top: int) -> list[optuna.trial.FrozenTrial]:
 def stored_choice(study: optuna.Study, top: int) -> optuna.trial.FrozenTrial | None:
     """The trial an earlier re-evaluation chose, if it covered the study's current
     ``top`` candidates (``None`` otherwise: never run, or trials were added since)."""
-    record = study.user_attrs.get(RESELECT_KEY)
-    if not isinstance(record, dict) or "trial" not in record:
+    record = study.user_attrs.get(RESELECT_KEY)  # read from storage: untrusted
+    if not isinstance(record, dict):
         return None
-    losses = record.get("losses", {})
+    losses, chosen = record.get("losses"), record.get("trial")
+    if not isinstance(losses, dict) or not isinstance(chosen, int) or isinstance(chosen, bool):
+        return None
     current = candidates(study, top)
     if not current or any(str(t.number) not in losses for t in current):
         return None
     by_number = {t.number: t for t in current}
-    return by_number.get(int(record["trial"]))
+    return by_number.get(chosen)
 
 
 def reselect(
