@@ -1,4 +1,4 @@
-"""The only module that touches Optuna internals (with its write half, ``_compat_write``).
+"""The only package that touches Optuna internals (reads here, writes in :mod:`._write`).
 
 A sampler receives a :class:`~optuna.study.Study` and a :class:`~optuna.trial.FrozenTrial`;
 writing a trial's system attributes and reading trials incrementally needs the study's
@@ -22,7 +22,7 @@ from optuna.storages._cached_storage import _CachedStorage
 from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 
-from optuna_psms._compat_write import set_attrs as set_attrs  # the write half
+from optuna_psms._compat._write import set_attrs as set_attrs  # the write half
 
 
 if TYPE_CHECKING:
