@@ -205,3 +205,21 @@ def test_budgeted_samplers_run_a_study() -> None:
         study = optuna.create_study(sampler=sampler)
         study.optimize(lambda t: t.suggest_float("x", -3, 3) ** 2, n_trials=30)
         assert study.best_value < 9.0
+
+
+def test_dfgs_fallback_when_the_space_grows_past_one_level() -> None:
+    """Two parameters (13 points a level) fit 30 trials, three (35) do not: the study goes on
+    with AFGS, reading the earlier DFGS trials as foreign ones (cached, candidates for best)."""
+
+    def objective(trial: optuna.Trial) -> float:
+        value = trial.suggest_float("a", -1, 1) ** 2 + trial.suggest_float("b", -1, 1) ** 2
+        if trial.number >= 15:
+            value += (trial.suggest_float("c", -1, 1) - 0.5) ** 2
+        return value
+
+    study = optuna.create_study(sampler=FocusedGridSampler(budget=30, seed=0))
+    with pytest.warns(UserWarning, match="runs AFGS"):
+        study.optimize(objective, n_trials=30)
+    assert len(study.trials) == 30
+    assert "psms:point" in study.trials[1].user_attrs  # a DFGS grid index
+    assert "psms:step" in study.trials[-1].user_attrs  # AFGS's walk
