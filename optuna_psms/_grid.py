@@ -164,9 +164,11 @@ class FocusedGridSampler(PopulationSampler):
             mode = budget_mode(settings.mode, len(dims), self._budget)
             if mode != settings.mode and not self._warned:
                 self._warned = True
+                m = len(dims)
+                needs = level_points(m) if m <= 30 else f"3^{m} + 2^{m}"
                 warnings.warn(
                     f"FocusedGridSampler(mode='deterministic', budget={self._budget}) over "
-                    f"{len(dims)} parameters: one DFGS level needs {level_points(len(dims))} "
+                    f"{m} parameters: one DFGS level needs {needs} "
                     "evaluations (3^M + 2^M), more than the budget; the sampler runs AFGS "
                     "(mode='annealed') laid over the budget instead.",
                     UserWarning,

@@ -126,6 +126,9 @@ def test_dfgs_with_a_budget_below_one_level_runs_afgs() -> None:
     with pytest.warns(UserWarning, match="3\\^M"):
         paper = FocusedGridSampler()._make_strategy(_dims(5), 0)
     assert isinstance(paper, DFGSStrategy)
+    with pytest.warns(UserWarning, match="needs 3\\^40 \\+ 2\\^40 evaluations"):
+        many = FocusedGridSampler(budget=1000)._make_strategy(_dims(40), 0)
+    assert isinstance(many, AFGSStrategy)
 
 
 def test_dfgs_fallback_proposes_exactly_what_afgs_with_the_budget_does() -> None:
