@@ -35,7 +35,8 @@ class FocusedGridSampler(PopulationSampler):
     about ``depth * 3^M`` evaluations at best and ``(depth - 1)(3^M + 2^M)`` at worst: DFGS is
     meant for a few parameters. When one level needs more than 250 evaluations (``M >= 5``)
     the sampler warns once; it then still enumerates its grids level by level, so a study with
-    fewer trials than ``3^M + 2^M`` only sees part of the first grid. With more than 10
+    fewer trials than ``3^M + 2^M`` only sees part of the first grid (with a ``budget`` below
+    one level it runs AFGS instead; see ``budget``). With more than 10
     parameters a level is never completed (it is not materialised). Use
     ``mode="annealed"`` for many parameters.
 
@@ -116,7 +117,11 @@ class FocusedGridSampler(PopulationSampler):
             paper's settings). With a budget, a run's levels are laid over it once the
             number of parameters ``M`` is known (:func:`budget_layout`): DFGS gets
             ``depth = clip(1 + budget // (3^M + 2^M), 2, 40)`` (as many full levels as fit),
-            AFGS ``Lambda = clip(budget // depth, 2, 3^M)``. An explicit ``depth`` (DFGS) or
+            AFGS ``Lambda = clip(budget // depth, 2, 3^M)``. When the budget does not pay
+            for one DFGS level (``budget < 3^M + 2^M``: DFGS would only see part of its
+            first grid, the box's corners, wall midpoints and centre), ``mode="deterministic"``
+            runs AFGS with its budget rule instead and warns once (:func:`budget_mode`); its
+            records keep the ``"dfgs"`` tag. An explicit ``depth`` (DFGS) or
             ``points_per_level`` (AFGS) with a budget is an error.
     """
 
@@ -156,10 +161,24 @@ class FocusedGridSampler(PopulationSampler):
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy:
         settings = self._settings
         if self._budget is not None:
-            depth, points = budget_layout(
-                settings.mode, len(dims), self._budget, settings.depth, settings.points_per_level
+            mode = budget_mode(settings.mode, len(dims), self._budget)
+            if mode != settings.mode and not self._warned:
+                self._warned = True
+                m = len(dims)
+                needs = level_points(m) if m <= 30 else f"3^{m} + 2^{m}"
+                warnings.warn(
+                    f"FocusedGridSampler(mode='deterministic', budget={self._budget}) over "
+                    f"{m} parameters: one DFGS level needs {needs} "
+                    "evaluations (3^M + 2^M), more than the budget; the sampler runs AFGS "
+                    "(mode='annealed') laid over the budget instead.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            given = settings.points_per_level if mode == settings.mode else None
+            depth, points = budget_layout(mode, len(dims), self._budget, settings.depth, given)
+            settings = dataclasses.replace(
+                settings, mode=mode, depth=depth, points_per_level=points
             )
-            settings = dataclasses.replace(settings, depth=depth, points_per_level=points)
         if settings.mode == "deterministic":
             strategy = DFGSStrategy(len(dims), run_start, settings=settings, dims=dims)
             if strategy.level_size > DFGS_WARN_POINTS and not self._warned:
@@ -174,6 +193,25 @@ class FocusedGridSampler(PopulationSampler):
                 )
             return strategy
         return AFGSStrategy(len(dims), run_start, settings=settings, dims=dims)
+
+
+def level_points(n_params: int) -> int:
+    """Evaluations of one complete DFGS level over ``n_params`` parameters: ``3^M + 2^M``."""
+    m = max(n_params, 1)
+    return int(3**m + 2**m)
+
+
+def budget_mode(mode: str, n_params: int, budget: int) -> str:
+    """The mode a run with a budget uses: AFGS when DFGS cannot complete one level.
+
+    A DFGS level needs ``3^M + 2^M`` evaluations; with fewer trials than that in the budget
+    DFGS would only see part of its first grid (the box's corners, wall midpoints and
+    centre) and never zoom, so ``mode="deterministic"`` runs AFGS, the paper's method for
+    many parameters, with the AFGS budget rule. Otherwise ``mode`` is kept.
+    """
+    if mode == "deterministic" and (n_params > 30 or level_points(n_params) > budget):
+        return "annealed"
+    return mode
 
 
 def budget_layout(

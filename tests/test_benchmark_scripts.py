@@ -50,3 +50,14 @@ def test_nine_functions_prints_a_markdown_table(capsys: pytest.CaptureFixture[st
     row = next(line for line in out.splitlines() if line.startswith("| sphere |"))
     assert row.rstrip(" |").endswith(("W", "L"))
     assert "| wins vs random | - |" in out
+
+
+def test_nine_functions_takes_budget_and_json_names(capsys: pytest.CaptureFixture[str]) -> None:
+    nine_functions.main(
+        ["--samplers", "umda@budget", 'pattern{"initial_step": 0.25}', "--functions", "sphere"]
+        + ["--trials", "20", "--seeds", "1", "--workers", "1", "--dim", "2"]
+    )
+    out = capsys.readouterr().out
+    assert '| function | random | umda@budget | pattern{"initial_step": 0.25} |' in out
+    row = next(line for line in out.splitlines() if line.startswith("| sphere |"))
+    assert row.count(" W") + row.count(" L") == 2

@@ -15,7 +15,10 @@ from optuna_psms import PatternSearchSampler
 from optuna_psms import PSOSampler
 from optuna_psms import UMDASampler
 from optuna_psms._grid import budget_layout
+from optuna_psms._grid import budget_mode
 from optuna_psms.core.base import Dim
+from optuna_psms.core.grid import AFGSStrategy
+from optuna_psms.core.grid import DFGSStrategy
 
 
 def _dims(m: int) -> tuple[Dim, ...]:
@@ -103,6 +106,52 @@ def test_grid_budget_layout() -> None:
     assert dfgs.budget() == 15 * 13  # type: ignore[operator]
 
 
+def test_dfgs_with_a_budget_below_one_level_runs_afgs() -> None:
+    # One DFGS level over M parameters is 3^M + 2^M evaluations (M = 5: 275).
+    assert budget_mode("deterministic", 5, 274) == "annealed"
+    assert budget_mode("deterministic", 5, 275) == "deterministic"
+    assert budget_mode("deterministic", 2, 13) == "deterministic"
+    assert budget_mode("deterministic", 2, 12) == "annealed"
+    assert budget_mode("deterministic", 40, 10**9) == "annealed"
+    assert budget_mode("annealed", 1, 1) == "annealed"
+    with pytest.warns(UserWarning, match="runs AFGS"):
+        strategy = FocusedGridSampler(budget=200)._make_strategy(_dims(5), 0)
+    assert isinstance(strategy, AFGSStrategy)
+    assert strategy.budget() == 10 * 20  # AFGS's budget rule: depth 10, Lambda 200 // 10
+    # The budget pays for one level: DFGS, as before (depth 2: one level).
+    with pytest.warns(UserWarning, match="3\\^M"):  # the DFGS warning, not the fallback
+        fits = FocusedGridSampler(budget=275)._make_strategy(_dims(5), 0)
+    assert isinstance(fits, DFGSStrategy) and fits.budget() == 275
+    # Without a budget nothing changes: DFGS whatever the level size (it warns).
+    with pytest.warns(UserWarning, match="3\\^M"):
+        paper = FocusedGridSampler()._make_strategy(_dims(5), 0)
+    assert isinstance(paper, DFGSStrategy)
+    with pytest.warns(UserWarning, match="needs 3\\^40 \\+ 2\\^40 evaluations"):
+        many = FocusedGridSampler(budget=1000)._make_strategy(_dims(40), 0)
+    assert isinstance(many, AFGSStrategy)
+
+
+def test_dfgs_fallback_proposes_exactly_what_afgs_with_the_budget_does() -> None:
+    def objective(trial: optuna.Trial) -> float:
+        return sum((trial.suggest_float(f"x{i}", -2, 2) - 0.3) ** 2 for i in range(3))
+
+    def trials(sampler: optuna.samplers.BaseSampler) -> list[dict[str, Any]]:
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(objective, n_trials=30)
+        return [t.params for t in study.trials]
+
+    # Three parameters: a DFGS level is 27 + 8 = 35 points, more than 30 trials.
+    with pytest.warns(UserWarning, match="runs AFGS"):
+        got = trials(FocusedGridSampler(budget=30, seed=3))
+    assert got == trials(FocusedGridSampler(mode="annealed", budget=30, seed=3))
+    # A budget that pays for a level keeps DFGS (depth 2: one level), on the level's grid.
+    dfgs = trials(FocusedGridSampler(budget=35, seed=3))
+    assert dfgs == trials(FocusedGridSampler(depth=2, seed=3))
+    assert dfgs != got
+    # (Trial 0 meets an empty search space, so it is not a grid point.)
+    assert all(v in (-2.0, -1.0, 0.0, 1.0, 2.0) for p in dfgs[1:] for v in p.values())
+
+
 def test_pattern_accepts_budget_and_changes_nothing() -> None:
     def trials(sampler: optuna.samplers.BaseSampler) -> list[dict[str, Any]]:
         study = optuna.create_study(sampler=sampler)
@@ -159,3 +208,21 @@ def test_budgeted_samplers_run_a_study() -> None:
         study = optuna.create_study(sampler=sampler)
         study.optimize(lambda t: t.suggest_float("x", -3, 3) ** 2, n_trials=30)
         assert study.best_value < 9.0
+
+
+def test_dfgs_fallback_when_the_space_grows_past_one_level() -> None:
+    """Two parameters (13 points a level) fit 30 trials, three (35) do not: the study goes on
+    with AFGS, reading the earlier DFGS trials as foreign ones (cached, candidates for best)."""
+
+    def objective(trial: optuna.Trial) -> float:
+        value = trial.suggest_float("a", -1, 1) ** 2 + trial.suggest_float("b", -1, 1) ** 2
+        if trial.number >= 15:
+            value += (trial.suggest_float("c", -1, 1) - 0.5) ** 2
+        return value
+
+    study = optuna.create_study(sampler=FocusedGridSampler(budget=30, seed=0))
+    with pytest.warns(UserWarning, match="runs AFGS"):
+        study.optimize(objective, n_trials=30)
+    assert len(study.trials) == 30
+    assert "psms:point" in study.trials[1].user_attrs  # a DFGS grid index
+    assert "psms:step" in study.trials[-1].user_attrs  # AFGS's walk

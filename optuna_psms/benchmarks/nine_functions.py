@@ -1,7 +1,8 @@
 """Median best value on the nine benchmark functions, for every sampler.
 
 Run ``python -m optuna_psms.benchmarks.nine_functions`` (defaults: 10 dimensions, 1,000
-trials, seeds 0-4, every sampler of the package plus Optuna's random, TPE and CMA-ES). It
+trials, seeds 0-4, every sampler of the package plus Optuna's random, TPE and CMA-ES;
+``NAME@budget`` and ``NAME{json}`` as in :mod:`optuna_psms.benchmarks.bbob`). It
 prints one Markdown table of the median best value over seeds per function and sampler, a
 ``W``/``L`` mark for each of ours against ``RandomSampler`` (lower median wins), and the
 win count per sampler; ``--json FILE`` also saves every run's best value.
@@ -28,7 +29,13 @@ def run_one(
 ) -> tuple[float, float]:
     """Best value of one run and its wall time in seconds."""
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    study = optuna.create_study(sampler=ALL[sampler](seed))
+    if sampler in ALL:
+        built = ALL[sampler](seed)
+    else:  # NAME@budget and NAME{json}, as in the bbob runner (budget = trials)
+        from optuna_psms.benchmarks.bbob import build_sampler
+
+        built = build_sampler(sampler, seed, trials)
+    study = optuna.create_study(sampler=built)
     start = time.perf_counter()
     study.optimize(make_objective(FUNCTIONS[function], dim, shifted), n_trials=trials)
     return study.best_value, time.perf_counter() - start
