@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> None:
             tuned = settings_from_params(args.sampler, study.best_params)
             print(
                 f"tuned on {args.tune_suite} by {name} (seed {seed}, {args.trials} outer "
-                f"trials): {tuned}"
+                f"trials): {tuned} [best outer trial: #{study.best_trial.number}]"
             )
             runs.append(score(tuned))
             rows[f"tuned by {name}" + (f" (seed {seed})" if len(args.seed) > 1 else "")] = runs[-1]
