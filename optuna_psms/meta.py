@@ -2,8 +2,9 @@
 
 The PSO meta-optimisation paper (003 in ``docs/reproductions.md``) tunes a base PSO's
 continuous hyperparameters with a parent PSO. Here the *outer* study searches a sampler's
-settings (:data:`SPACES`: ``c1, c2, w_start, w_end, swarm_size`` for PSO; population and
-truncation for the EDAs; batch size and elite for DRS), and each outer trial's value is the
+settings (:data:`SPACES`: ``c1, c2, w_start, w_end, swarm_size, topology`` for PSO;
+population and truncation for UMDA, population for BUMDA, whose truncation is adaptive;
+batch size and elite for DRS), and each outer trial's value is the
 *inner* score of those settings: the **normalized regret** on a benchmark suite at a given
 budget, i.e. the mean over the suite's functions of the sampler's median (over seeds) final
 regret divided by ``RandomSampler``'s with the same seeds (random = 1, lower is better;
@@ -27,7 +28,7 @@ Example:
         study = meta.tune("pso", suite="nine", dim=2, budget=20, seeds=1, n_trials=3,
                           functions=["sphere", "ackley"], seed=0)
         settings = meta.settings_from_params("pso", study.best_params)
-        assert set(settings) == {"c1", "c2", "inertia", "swarm_size"}
+        assert set(settings) == {"c1", "c2", "inertia", "swarm_size", "topology"}
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import functools
 import math
 import statistics
 from typing import Any
+from typing import TypeAlias
 
 import numpy as np
 import optuna
@@ -47,18 +49,23 @@ from optuna_psms._dynamic_random import DynamicRandomSampler
 from optuna_psms._eda import BUMDASampler
 from optuna_psms._eda import UMDASampler
 from optuna_psms._pso import PSOSampler
+from optuna_psms.core.pso import TOPOLOGIES
 
 
 Regret = Callable[[np.ndarray], float]
+#: One tuned setting: ``(name, low, high, is_int)`` (a number) or ``(name, choices)``.
+Spec: TypeAlias = tuple[str, float, float, bool] | tuple[str, tuple[str, ...]]
 
-#: The search space of each tunable sampler: ``(name, low, high, is_int)``.
-SPACES: dict[str, list[tuple[str, float, float, bool]]] = {
+#: The search space of each tunable sampler: ``(name, low, high, is_int)`` for a number,
+#: ``(name, choices)`` for a categorical.
+SPACES: dict[str, list[Spec]] = {
     "pso": [
         ("c1", 0.0, 3.0, False),
         ("c2", 0.0, 3.0, False),
         ("w_start", 0.2, 1.4, False),
         ("w_end", 0.0, 1.0, False),
         ("swarm_size", 3, 40, True),
+        ("topology", TOPOLOGIES),
     ],
     "umda": [("population_size", 6, 100, True), ("top_fraction", 0.1, 0.6, False)],
     "bumda": [("population_size", 6, 100, True)],
@@ -200,6 +207,37 @@ def evaluate(
     return statistics.fmean(ratios)
 
 
+#: Outer samplers (the paper's "parent algorithms") the command line can choose by name;
+#: SMAC, the paper's fourth parent, is not a dependency of this package.
+OUTER_SAMPLERS = ("pso", "random", "tpe")
+
+
+def make_outer(name: str, n_trials: int, seed: int | None) -> optuna.samplers.BaseSampler:
+    """The outer sampler called ``name`` (one of :data:`OUTER_SAMPLERS`) for ``n_trials``.
+
+    ``"pso"`` is ``PSOSampler(budget=n_trials, seed=seed)``, ``"random"`` Optuna's
+    ``RandomSampler(seed=seed)``, ``"tpe"`` Optuna's ``TPESampler(seed=seed)`` (its
+    defaults: 10 random start-up trials).
+    """
+    if name == "pso":
+        return PSOSampler(budget=n_trials, seed=seed)
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed)
+    raise ValueError(f"outer sampler must be one of {list(OUTER_SAMPLERS)}, got {name!r}.")
+
+
+def _suggest(trial: optuna.Trial, spec: Spec) -> Any:
+    if len(spec) == 2:
+        name, choices = spec
+        return trial.suggest_categorical(name, choices)
+    name, low, high, is_int = spec
+    if is_int:
+        return trial.suggest_int(name, int(low), int(high))
+    return trial.suggest_float(name, low, high)
+
+
 def tune(
     sampler: str = "pso",
     *,
@@ -225,7 +263,7 @@ def tune(
         n_trials: Outer trials.
         functions: A subset of the suite (names for ``"nine"``, ids for ``"bbob"``).
         outer_sampler: The tuner; default ``PSOSampler(budget=n_trials, seed=seed)`` (a
-            sampler of this package, as in the paper).
+            sampler of this package, as in the paper; see :func:`make_outer`).
         seed: Seed of the default outer sampler.
         storage: Optuna storage URL of the outer study (resumable), or ``None``.
         study_name: Name of the outer study.
@@ -241,13 +279,7 @@ def tune(
     space = SPACES[sampler]
 
     def objective(trial: optuna.Trial) -> float:
-        params: dict[str, Any] = {}
-        for name, low, high, is_int in space:
-            params[name] = (
-                trial.suggest_int(name, int(low), int(high))
-                if is_int
-                else trial.suggest_float(name, low, high)
-            )
+        params = {spec[0]: _suggest(trial, spec) for spec in space}
         settings = settings_from_params(sampler, params)
         return evaluate(
             sampler,
@@ -259,7 +291,7 @@ def tune(
             functions=functions,
         )
 
-    outer = outer_sampler or PSOSampler(budget=n_trials, seed=seed)
+    outer = outer_sampler if outer_sampler is not None else make_outer("pso", n_trials, seed)
     study = optuna.create_study(
         sampler=outer, storage=storage, study_name=study_name, load_if_exists=True
     )
@@ -277,37 +309,65 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--report-seeds", type=int, default=3)
     parser.add_argument("--trials", type=int, default=40, help="outer trials")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--outer",
+        nargs="+",
+        default=["pso"],
+        choices=list(OUTER_SAMPLERS),
+        help="outer sampler(s), the parent algorithm(s); each tunes separately",
+    )
+    parser.add_argument(
+        "--seed", type=int, nargs="+", default=[0], help="seed(s) of the outer sampler"
+    )
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    study = tune(
-        args.sampler,
-        suite=args.tune_suite,
-        dim=args.dim,
-        budget=args.budget,
-        seeds=args.seeds,
-        n_trials=args.trials,
-        seed=args.seed,
-    )
-    tuned = settings_from_params(args.sampler, study.best_params)
-    print(f"tuned on {args.tune_suite} ({args.trials} outer trials): {tuned}\n")
-    rows = {**REFERENCE_SETTINGS[args.sampler], "tuned": tuned}
     suites = [args.tune_suite] + [s for s in [args.report_suite] if s != args.tune_suite]
+
+    def score(settings: dict[str, Any]) -> list[float]:
+        return [
+            evaluate(
+                args.sampler,
+                settings,
+                suite=s,
+                dim=args.dim,
+                budget=args.budget,
+                seeds=args.seeds if s == args.tune_suite else args.report_seeds,
+            )
+            for s in suites
+        ]
+
+    rows = {label: score(settings) for label, settings in REFERENCE_SETTINGS[args.sampler].items()}
+    for name in args.outer:
+        runs = []
+        for seed in args.seed:
+            study = tune(
+                args.sampler,
+                suite=args.tune_suite,
+                dim=args.dim,
+                budget=args.budget,
+                seeds=args.seeds,
+                n_trials=args.trials,
+                outer_sampler=make_outer(name, args.trials, seed),
+            )
+            tuned = settings_from_params(args.sampler, study.best_params)
+            print(
+                f"tuned on {args.tune_suite} by {name} (seed {seed}, {args.trials} outer "
+                f"trials): {tuned} [best outer trial: #{study.best_trial.number}]"
+            )
+            runs.append(score(tuned))
+            rows[f"tuned by {name}" + (f" (seed {seed})" if len(args.seed) > 1 else "")] = runs[-1]
+        if len(runs) > 1:
+            rows[f"tuned by {name}, mean of {len(runs)}"] = [
+                statistics.fmean(column) for column in zip(*runs)
+            ]
     print(
-        f"normalized regret, {args.dim}-D, {args.budget} trials "
+        f"\nnormalized regret, {args.dim}-D, {args.budget} trials "
         f"(tune suite: {args.seeds} seeds; report: {args.report_seeds} seeds)\n"
     )
     print("| settings | " + " | ".join(suites) + " |")
     print("|---" * (len(suites) + 1) + "|")
-    for label, settings in rows.items():
-        cells = []
-        for s in suites:
-            seeds = args.seeds if s == args.tune_suite else args.report_seeds
-            value = evaluate(
-                args.sampler, settings, suite=s, dim=args.dim, budget=args.budget, seeds=seeds
-            )
-            cells.append(f"{value:.3f}")
-        print(f"| {label} | " + " | ".join(cells) + " |")
+    for label, values in rows.items():
+        print(f"| {label} | " + " | ".join(f"{v:.3f}" for v in values) + " |")
 
 
 if __name__ == "__main__":
