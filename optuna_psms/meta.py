@@ -299,16 +299,63 @@ def tune(
     return study
 
 
+def _positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sampler", default="pso", choices=list(SPACES))
-    parser.add_argument("--tune-suite", default="nine", choices=["nine", "bbob"])
-    parser.add_argument("--report-suite", default="bbob", choices=["nine", "bbob"])
-    parser.add_argument("--dim", type=int, default=5)
-    parser.add_argument("--budget", type=int, default=200)
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--report-seeds", type=int, default=3)
-    parser.add_argument("--trials", type=int, default=40, help="outer trials")
+    parser = argparse.ArgumentParser(
+        prog="python -m optuna_psms.meta", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--sampler",
+        default="pso",
+        choices=list(SPACES),
+        help="the sampler whose settings are tuned",
+    )
+    parser.add_argument(
+        "--tune-suite",
+        default="nine",
+        choices=["nine", "bbob"],
+        help="functions the inner score is measured on while tuning (default: nine)",
+    )
+    parser.add_argument(
+        "--report-suite",
+        default="bbob",
+        choices=["nine", "bbob"],
+        help="held-out functions the tuned settings are also scored on (default: bbob)",
+    )
+    parser.add_argument(
+        "--dim", type=_positive, default=5, help="dimension of every function (default: 5)"
+    )
+    parser.add_argument(
+        "--budget",
+        type=_positive,
+        default=200,
+        help="trials of each inner run; the tuned sampler gets budget=BUDGET (default: 200)",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=_positive,
+        default=3,
+        help="inner seeds per function on the tuning suite (default: 3)",
+    )
+    parser.add_argument(
+        "--report-seeds",
+        type=_positive,
+        default=3,
+        help="seeds per function when scoring on the report suite (default: 3)",
+    )
+    parser.add_argument(
+        "--trials", type=_positive, default=40, help="outer trials per parent (default: 40)"
+    )
     parser.add_argument(
         "--outer",
         nargs="+",

@@ -180,3 +180,22 @@ def test_docstring_examples_run() -> None:
     assert codes
     for code in codes:
         exec(compile(code, "<docstring>", "exec"), {})
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--budget", "0"], "argument --budget: must be at least 1, got 0"),
+        (["--dim", "x"], "argument --dim: expected a whole number, got 'x'"),
+        (["--seeds", "-2"], "argument --seeds: must be at least 1, got -2"),
+        (["--trials", "0"], "argument --trials: must be at least 1, got 0"),
+    ],
+)
+def test_cli_rejects_bad_counts_in_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        meta.main(argv)
+    assert exit_info.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == f"python -m optuna_psms.meta: error: {message}"
