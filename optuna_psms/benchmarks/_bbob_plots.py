@@ -45,9 +45,12 @@ def write_plots(
     trials = np.arange(1, int(meta["trials"]) + 1)
 
     fig, ax = plt.subplots(figsize=(8, 5))
-    # One colour per sampler in every panel, whichever samplers a panel lacks (the default
-    # cycle's order, so complete runs look as before).
-    colour = {s: f"C{k % 10}" for k, s in enumerate(samplers)}
+    # One colour per sampler in every panel, whichever samplers a panel lacks: the default
+    # cycle up to 10 samplers, tab20 beyond (the default cycle repeats after 10).
+    colour: dict[str, Any] = {
+        s: f"C{k}" if len(samplers) <= 10 else plt.get_cmap("tab20")(k % 20)
+        for k, s in enumerate(samplers)
+    }
     for s in samplers:
         traces = [t for f in functions for t in by.get((s, f), [])]
         if not traces:
