@@ -6,6 +6,7 @@ import glob
 import json
 from pathlib import Path
 import re
+import statistics
 
 import optuna
 import pytest
@@ -113,6 +114,52 @@ def test_script_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "| function | random | pso | cmaes |" in merged
 
 
+def test_merge_of_different_function_sets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pso on f1 and f2, cmaes on f2 only (two invocations): one table over both functions,
+    # cmaes's f1 cell and its mean over both blank, and the mean over f2 for everyone.
+    common = ["--dim", "2", "--trials", "12", "--seeds", "2"]
+    both, only2 = tmp_path / "both.json", tmp_path / "only2.json"
+    bbob.main(["--samplers", "random", "pso", "--functions", "1,2", "--json", str(both)] + common)
+    bbob.main(["--samplers", "random", "cmaes", "--functions", "2", "--json", str(only2)] + common)
+    capsys.readouterr()
+    bbob.main(["--from-json", str(only2), str(both)])
+    lines = capsys.readouterr().out.splitlines()
+    table = {line.split(" | ")[0]: line.split(" | ")[1:] for line in lines if line.startswith("|")}
+    assert table["| function"] == ["random", "cmaes", "pso |"]
+    assert table["| f1 sphere"][:2] == ["1", "-"]
+    assert table["| f2 ellipsoid"][1] != "-"
+    assert table["| **normalized regret** (all 2 functions)"][:2] == ["**1.000**", "-"]
+    over_f2 = table["| normalized regret over the 1 function every sampler ran"]
+    runs = json.loads(both.read_text())["runs"] + json.loads(only2.read_text())["runs"]
+    f2 = [r for r in runs if r["function"] == 2]  # random's runs twice: once per file
+    med = {
+        s: statistics.median({r["seed"]: r["trace"][-1] for r in f2 if r["sampler"] == s}.values())
+        for s in ("random", "cmaes", "pso")
+    }
+    expected = [med["cmaes"] / med["random"], med["pso"] / med["random"]]
+    assert [float(c.rstrip(" |")) for c in over_f2[1:]] == pytest.approx(expected, abs=5e-4)
+    assert table["| functions worse than random"][1] in ("0 of 1", "1 of 1")
+    # --functions picks a subset of the saved runs: f2 alone is a complete table.
+    bbob.main(["--from-json", str(only2), str(both), "--functions", "2"])
+    sub = capsys.readouterr().out
+    assert "| f1 sphere" not in sub and "every sampler ran" not in sub
+    bold = " | ".join(f"**{c.rstrip(' |')}**" for c in over_f2[1:])
+    assert f"| **normalized regret** | **1.000** | {bold} |" in sub
+    # Without random on a function there is nothing to normalize by: a one-line error.
+    noref = json.loads(only2.read_text())
+    noref["runs"] = [r for r in noref["runs"] if r["sampler"] != "random"]
+    noref["meta"]["functions"] = [3]
+    for r in noref["runs"]:
+        r["function"] = 3
+    bad = tmp_path / "noref.json"
+    bad.write_text(json.dumps(noref))
+    with pytest.raises(SystemExit):
+        bbob.main(["--from-json", str(both), str(bad)])
+    assert "random did not run on functions [3]" in capsys.readouterr().err
+
+
 def test_summary_normalizes_by_random() -> None:
     runs = [
         {"sampler": s, "function": f, "trace": [v]}
@@ -123,6 +170,30 @@ def test_summary_normalizes_by_random() -> None:
     assert summary["normalized"]["a"] == pytest.approx(1.75)
     assert summary["normalized"]["random"] == 1.0
     assert summary["losses"]["a"] == [2]
+
+
+def test_summary_with_a_sampler_missing_functions() -> None:
+    runs = [
+        {"sampler": s, "function": f, "trace": [v]}
+        for s, f, v in [("random", 1, 4.0), ("a", 1, 2.0), ("random", 2, 1.0), ("a", 2, 3.0)]
+        + [("b", 2, 0.5)]
+    ]
+    summary = bbob.summarize(runs, ["random", "a", "b"], [1, 2])
+    assert ("b", 1) not in summary["ratio"] and summary["ratio"][("b", 2)] == 0.5
+    assert "b" not in summary["normalized"] and summary["normalized"]["a"] == 1.75
+    assert summary["common_functions"] == [2]
+    assert summary["common"] == {"random": 1.0, "a": 3.0, "b": 0.5}
+    assert summary["losses"] == {"random": [], "a": [2], "b": []}
+    table = bbob.markdown(summary, ["random", "a", "b"], [1, 2])
+    assert "| f1 sphere | 1 | 0.5 | - |" in table
+    assert "| **normalized regret** (all 2 functions) | **1.000** | **1.750** | - |" in table
+    assert (
+        "| normalized regret over the 1 function every sampler ran | 1.000 | 3.000 | 0.500 |"
+        in table
+    )
+    assert "| functions worse than random | 0 | 1 | 0 of 1 |" in table
+    with pytest.raises(ValueError, match="random did not run"):
+        bbob.summarize(runs, ["random", "a"], [1, 2, 3])
 
 
 def test_ecdf_counts_targets_reached() -> None:

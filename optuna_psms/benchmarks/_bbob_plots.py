@@ -45,9 +45,19 @@ def write_plots(
     trials = np.arange(1, int(meta["trials"]) + 1)
 
     fig, ax = plt.subplots(figsize=(8, 5))
+    # One colour per sampler in every panel, whichever samplers a panel lacks: the default
+    # cycle up to 10 samplers, tab20 beyond (the default cycle repeats after 10).
+    colour: dict[str, Any] = {
+        s: f"C{k}" if len(samplers) <= 10 else plt.get_cmap("tab20")(k % 20)
+        for k, s in enumerate(samplers)
+    }
     for s in samplers:
-        traces = [t for f in functions for t in by[(s, f)]]
-        ax.step(trials, ecdf(traces), where="post", label=s)
+        traces = [t for f in functions for t in by.get((s, f), [])]
+        if not traces:
+            continue
+        ran = sum((s, f) in by for f in functions)
+        label = s if ran == len(functions) else f"{s} ({ran} of {len(functions)} functions)"
+        ax.step(trials, ecdf(traces), where="post", label=label, color=colour[s])
     ax.set_xscale("log")
     ax.set_xlabel("trials")
     ax.set_ylabel("fraction of (run, target) pairs reached")
@@ -62,14 +72,21 @@ def write_plots(
     fig, axes = plt.subplots(rows, cols, figsize=(3 * cols, 2.4 * rows), squeeze=False)
     for ax, f in zip(axes.flat, functions):
         for s in samplers:
+            if (s, f) not in by:  # not run on this function (merged partial runs)
+                continue
             med = np.median(np.asarray(by[(s, f)], dtype=float), axis=0)
-            ax.plot(trials, np.maximum(med, 1e-9), label=s, linewidth=1)
+            ax.plot(trials, np.maximum(med, 1e-9), label=s, linewidth=1, color=colour[s])
         ax.set_yscale("log")
         ax.set_title(f"f{f} {FUNCTION_NAMES[f]}", fontsize=8)
         ax.tick_params(labelsize=6)
     for ax in list(axes.flat)[len(functions) :]:
         ax.axis("off")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
+    legend: dict[str, Any] = {}
+    for ax in axes.flat:
+        for handle, name in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(name, handle)
+    labels = [s for s in samplers if s in legend]
+    handles = [legend[s] for s in labels]
     fig.legend(handles, labels, loc="lower center", ncol=min(len(samplers), 8), fontsize=8)
     fig.suptitle(f"{title}: median best regret", fontsize=10)
     conv_path = os.path.join(directory, "convergence.png")

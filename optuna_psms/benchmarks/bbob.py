@@ -17,8 +17,10 @@ than random there; the table marks it ``L``.
 samplers ``NAME@budget``: the same sampler built with ``budget=trials`` (its budget-aware
 settings; see each sampler's ``budget`` argument).
 
-``--json FILE`` saves every run's best-so-far trace; ``--from-json FILE`` rebuilds the
-table (and plots) from such a file without running anything; ``--plots DIR`` writes an
+``--json FILE`` saves every run's best-so-far trace; ``--from-json FILE ...`` rebuilds the
+table (and plots) from such files without running anything, merging invocations over other
+samplers or other functions (a sampler not run on a function gets ``-``, and the table adds
+the normalized regret over the functions every sampler ran); ``--plots DIR`` writes an
 ECDF of targets reached (COCO-style, targets ``10^2 ... 10^-8``) and per-function
 convergence curves as PNG files (needs matplotlib).
 
@@ -281,49 +283,90 @@ def _ratio(value: float, reference: float) -> float:
 def summarize(
     runs: list[dict[str, Any]], samplers: Sequence[str], functions: Sequence[int]
 ) -> dict[str, Any]:
-    """Per-function ratios to random and the normalized regret of every sampler."""
+    """Per-function ratios to random and the normalized regret of every sampler.
+
+    A sampler need not have run on every function (runs merged from invocations over
+    different function sets): its missing ratios are absent from ``"ratio"``, its
+    ``"normalized"`` is the mean over ``functions`` only if it ran on all of them (absent
+    otherwise), and ``"common"`` holds every sampler's mean over the functions all of them
+    ran (``"common_functions"``). ``random`` must have run on every function.
+    """
     finals: dict[tuple[str, int], list[float]] = {}
     for run in runs:
         finals.setdefault((run["sampler"], run["function"]), []).append(run["trace"][-1])
     median = {k: statistics.median(v) for k, v in finals.items()}
+    missing = [f for f in functions if ("random", f) not in median]
+    if missing:
+        raise ValueError(f"random did not run on functions {missing}: nothing to normalize by.")
     ratio = {
-        (s, f): _ratio(median[(s, f)], median[("random", f)]) for s in samplers for f in functions
+        (s, f): _ratio(median[(s, f)], median[("random", f)])
+        for s in samplers
+        for f in functions
+        if (s, f) in median
     }
-    normalized = {s: statistics.fmean(ratio[(s, f)] for f in functions) for s in samplers}
-    losses = {s: [f for f in functions if ratio[(s, f)] > 1.0] for s in samplers}
+    ran = {s: [f for f in functions if (s, f) in ratio] for s in samplers}
+    common = [f for f in functions if all((s, f) in ratio for s in samplers)]
+    normalized = {
+        s: statistics.fmean(ratio[(s, f)] for f in functions)
+        for s in samplers
+        if len(ran[s]) == len(functions)
+    }
+    losses = {s: [f for f in ran[s] if ratio[(s, f)] > 1.0] for s in samplers}
     out: dict[str, Any] = {
         "median": median,
         "ratio": ratio,
         "normalized": normalized,
         "losses": losses,
+        "ran": ran,
+        "common_functions": common,
+        "common": {s: statistics.fmean(ratio[(s, f)] for f in common) for s in samplers if common},
     }
     for key in ("wall", "centre"):
         values: dict[str, list[float]] = {}
         for run in runs:
-            if key in run:
+            if key in run and run["function"] in functions:
                 values.setdefault(run["sampler"], []).append(run[key])
         out[key] = {s: statistics.fmean(v) for s, v in values.items()}
     return out
 
 
 def markdown(summary: dict[str, Any], samplers: Sequence[str], functions: Sequence[int]) -> str:
-    """The table: ratio to random's median final regret per function, ``L`` above 1."""
+    """The table: ratio to random's median final regret per function, ``L`` above 1.
+
+    A function a sampler did not run on is ``-``; so is its normalized regret over all the
+    functions, and a row gives every sampler's mean over the functions all of them ran.
+    """
     ratio = summary["ratio"]
+    ran = summary.get("ran", {s: list(functions) for s in samplers})
     lines = ["| function | " + " | ".join(samplers) + " |", "|---" * (len(samplers) + 1) + "|"]
     for f in functions:
         cells = []
         for s in samplers:
-            r = ratio[(s, f)]
-            cells.append(f"{r:.3g}" + (" L" if r > 1.0 else ""))
+            r = ratio.get((s, f))
+            cells.append("-" if r is None else f"{r:.3g}" + (" L" if r > 1.0 else ""))
         lines.append(f"| f{f} {FUNCTION_NAMES[f]} | " + " | ".join(cells) + " |")
+    normalized = summary["normalized"]
+    common = summary.get("common_functions", functions)
+    label = "" if len(common) == len(functions) else f" (all {len(functions)} functions)"
     lines.append(
-        "| **normalized regret** | "
-        + " | ".join(f"**{summary['normalized'][s]:.3f}**" for s in samplers)
+        f"| **normalized regret**{label} | "
+        + " | ".join(f"**{normalized[s]:.3f}**" if s in normalized else "-" for s in samplers)
         + " |"
     )
+    if 0 < len(common) < len(functions):
+        lines.append(
+            f"| normalized regret over the {len(common)} "
+            f"function{'s' if len(common) > 1 else ''} every sampler ran | "
+            + " | ".join(f"{summary['common'][s]:.3f}" for s in samplers)
+            + " |"
+        )
     lines.append(
         "| functions worse than random | "
-        + " | ".join(str(len(summary["losses"][s])) for s in samplers)
+        + " | ".join(
+            str(len(summary["losses"][s]))
+            + ("" if len(ran[s]) == len(functions) else f" of {len(ran[s])}")
+            for s in samplers
+        )
         + " |"
     )
     for key, label in (("wall", "on a wall"), ("centre", "on the centre")):
@@ -346,7 +389,11 @@ def _parse_ids(text: str) -> list[int]:
 
 
 def _merge(paths: list[str], parser: argparse.ArgumentParser) -> tuple[dict[str, Any], list[Any]]:
-    """One run from several saved ones (seeded runs are identical across invocations)."""
+    """One run from several saved ones (seeded runs are identical across invocations).
+
+    The files must share dimension, trials, seeds and instances; their functions and
+    samplers are united (a sampler may then lack some functions: see :func:`summarize`).
+    """
     meta: dict[str, Any] = {}
     runs: dict[tuple[str, int, int, int], Any] = {}
     for path in paths:
@@ -354,10 +401,11 @@ def _merge(paths: list[str], parser: argparse.ArgumentParser) -> tuple[dict[str,
             saved = json.load(fh)
         m = saved["meta"]
         if meta:
-            for key in ("dim", "trials", "seeds", "instances", "functions"):
+            for key in ("dim", "trials", "seeds", "instances"):
                 if m[key] != meta[key]:
                     parser.error(f"--from-json: {path} differs in {key}")
             meta["samplers"] += [s for s in m["samplers"] if s not in meta["samplers"]]
+            meta["functions"] = sorted(set(meta["functions"]) | set(m["functions"]))
             meta["command"] += " + " + m["command"]
         else:
             meta = dict(m)
@@ -373,7 +421,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--samplers", nargs="*", default=list(SAMPLERS), help="names; NAME@budget too"
     )
-    parser.add_argument("--functions", default="1-24", help="ids, e.g. 1-24 or 1,3,15")
+    parser.add_argument(
+        "--functions",
+        default=None,
+        help="ids, e.g. 1-24 or 1,3,15 (default 1-24; with --from-json: a subset of the saved)",
+    )
     parser.add_argument("--dim", type=int, default=5)
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--seeds", type=int, default=3, help="seeds 0 .. N-1")
@@ -391,8 +443,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.from_json:
         meta, runs = _merge(args.from_json, parser)
         samplers, functions = meta["samplers"], meta["functions"]
+        if args.functions is not None:
+            wanted = _parse_ids(args.functions)
+            absent = [f for f in wanted if f not in functions]
+            if absent:
+                parser.error(f"--functions: {absent} not in the saved runs")
+            functions = wanted
+            runs = [run for run in runs if run["function"] in functions]
     else:
-        functions = _parse_ids(args.functions)
+        functions = _parse_ids(args.functions or "1-24")
         bad = [f for f in functions if f not in FUNCTION_NAMES]
         if bad:
             parser.error(f"--functions: unknown ids {bad} (1-24)")
@@ -432,7 +491,10 @@ def main(argv: list[str] | None = None) -> None:
         if args.json:
             with open(args.json, "w") as fh:
                 json.dump({"meta": meta, "runs": runs}, fh)
-    summary = summarize(runs, samplers, functions)
+    try:
+        summary = summarize(runs, samplers, functions)
+    except ValueError as exc:
+        parser.error(str(exc))
     print(
         f"bbob, {meta['dim']} dimensions, {meta['trials']} trials, seeds 0-{meta['seeds'] - 1}, "
         f"instances {meta['instances']} (optuna {meta['optuna']}): median final regret / "
