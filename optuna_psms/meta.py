@@ -49,6 +49,7 @@ from optuna_psms._dynamic_random import DynamicRandomSampler
 from optuna_psms._eda import BUMDASampler
 from optuna_psms._eda import UMDASampler
 from optuna_psms._pso import PSOSampler
+from optuna_psms.benchmarks._args import positive_int
 from optuna_psms.core.pso import TOPOLOGIES
 
 
@@ -299,17 +300,6 @@ def tune(
     return study
 
 
-def _positive(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m optuna_psms.meta", description=__doc__.splitlines()[0]
@@ -333,28 +323,28 @@ def main(argv: list[str] | None = None) -> None:
         help="held-out functions the tuned settings are also scored on (default: bbob)",
     )
     parser.add_argument(
-        "--dim", type=_positive, default=5, help="dimension of every function (default: 5)"
+        "--dim", type=positive_int, default=5, help="dimension of every function (default: 5)"
     )
     parser.add_argument(
         "--budget",
-        type=_positive,
+        type=positive_int,
         default=200,
         help="trials of each inner run; the tuned sampler gets budget=BUDGET (default: 200)",
     )
     parser.add_argument(
         "--seeds",
-        type=_positive,
+        type=positive_int,
         default=3,
         help="inner seeds per function on the tuning suite (default: 3)",
     )
     parser.add_argument(
         "--report-seeds",
-        type=_positive,
+        type=positive_int,
         default=3,
         help="seeds per function when scoring on the report suite (default: 3)",
     )
     parser.add_argument(
-        "--trials", type=_positive, default=40, help="outer trials per parent (default: 40)"
+        "--trials", type=positive_int, default=40, help="outer trials per parent (default: 40)"
     )
     parser.add_argument(
         "--outer",

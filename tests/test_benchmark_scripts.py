@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import pytest
@@ -61,3 +62,40 @@ def test_nine_functions_takes_budget_and_json_names(capsys: pytest.CaptureFixtur
     assert '| function | random | umda@budget | pattern{"initial_step": 0.25} |' in out
     row = next(line for line in out.splitlines() if line.startswith("| sphere |"))
     assert row.count(" W") + row.count(" L") == 2
+
+
+@pytest.mark.parametrize(
+    ("module", "argv", "message"),
+    [
+        (
+            "optuna_psms.benchmarks.bbob",
+            ["--trials", "0"],
+            "argument --trials: must be at least 1, got 0",
+        ),
+        (
+            "optuna_psms.benchmarks.bbob",
+            ["--seeds", "x"],
+            "argument --seeds: expected a whole number, got 'x'",
+        ),
+        (
+            "optuna_psms.benchmarks.nine_functions",
+            ["--dim", "0"],
+            "argument --dim: must be at least 1, got 0",
+        ),
+        (
+            "optuna_psms.benchmarks.nine_functions",
+            ["--workers", "-1"],
+            "argument --workers: must be at least 1, got -1",
+        ),
+    ],
+)
+def test_benchmark_clis_reject_bad_counts_in_one_line(
+    module: str, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main = importlib.import_module(module).main
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert (
+        capsys.readouterr().err.strip().splitlines()[-1] == f"python -m {module}: error: {message}"
+    )

@@ -45,6 +45,8 @@ from typing import Any
 import numpy as np
 import optuna
 
+from optuna_psms.benchmarks._args import positive_int
+
 
 #: The 24 noiseless ``bbob`` functions, by COCO function id.
 FUNCTION_NAMES: dict[int, str] = {
@@ -417,7 +419,10 @@ def _merge(paths: list[str], parser: argparse.ArgumentParser) -> tuple[dict[str,
 def main(argv: list[str] | None = None) -> None:
     from optuna_psms._registry import SAMPLERS
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m optuna_psms.benchmarks.bbob",
+        description=__doc__.splitlines()[0],
+    )
     parser.add_argument(
         "--samplers", nargs="*", default=list(SAMPLERS), help="names; NAME@budget too"
     )
@@ -426,11 +431,11 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="ids, e.g. 1-24 or 1,3,15 (default 1-24; with --from-json: a subset of the saved)",
     )
-    parser.add_argument("--dim", type=int, default=5)
-    parser.add_argument("--trials", type=int, default=200)
-    parser.add_argument("--seeds", type=int, default=3, help="seeds 0 .. N-1")
+    parser.add_argument("--dim", type=positive_int, default=5)
+    parser.add_argument("--trials", type=positive_int, default=200)
+    parser.add_argument("--seeds", type=positive_int, default=3, help="seeds 0 .. N-1")
     parser.add_argument("--instances", default="1", help="instance indices, e.g. 1-5")
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--workers", type=positive_int, default=1)
     parser.add_argument("--json", default=None, help="save every run's trace here")
     parser.add_argument(
         "--from-json",

@@ -20,6 +20,7 @@ import optuna
 
 from optuna_psms._registry import BASELINES
 from optuna_psms._registry import SAMPLERS as ALL
+from optuna_psms.benchmarks._args import positive_int
 from optuna_psms.benchmarks.functions import FUNCTIONS
 from optuna_psms.benchmarks.functions import make_objective
 
@@ -42,13 +43,16 @@ def run_one(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m optuna_psms.benchmarks.nine_functions",
+        description=__doc__.splitlines()[0],
+    )
     parser.add_argument("--samplers", nargs="*", default=list(ALL))
     parser.add_argument("--functions", nargs="*", default=list(FUNCTIONS))
-    parser.add_argument("--dim", type=int, default=10)
-    parser.add_argument("--trials", type=int, default=1000)
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--dim", type=positive_int, default=10)
+    parser.add_argument("--trials", type=positive_int, default=1000)
+    parser.add_argument("--seeds", type=positive_int, default=5)
+    parser.add_argument("--workers", type=positive_int, default=2)
     parser.add_argument(
         "--shifted", action="store_true", help="move each minimiser off the box centre"
     )
