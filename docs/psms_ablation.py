@@ -4,9 +4,9 @@ The protocol of ``docs/psms_table4.py`` (its ``split`` and ``select``): per KEEL
 seed a stratified, seeded 70/30 split; on the training part
 ``FullModelSelector(sampler=PSOSampler(seed=seed, **variant), n_trials=N, cv=2,
 random_state=seed)``; the refitted best pipeline is scored on the test part by the balanced
-error rate (BER, %). For each run it prints the test BER, the CV BER of the selected trial
-and the mean CV BER over all finished trials (the paper's "CV-BER" column), then the mean of
-each per variant and set.
+error rate (BER, %). For each run it prints the test BER, the CV BER of the selected trial,
+the mean CV BER over all finished trials (the paper's "CV-BER" column) and the PSO iteration
+of the selected trial (0: the random initial swarm), then the mean of each per variant and set.
 
 Variants (``--variants``; the paper's Table 6 rows 6-13 and Table 7): ``paper`` (the package
 defaults = the paper's: ``W = (1.2, 0.5, 0.4)``, ``c1 = c2 = 2``, ``m = 5``), the constant
@@ -81,10 +81,13 @@ def run(
         "cv": 100.0 * (1.0 - float(selector.best_score_)),
         "mean_cv": 100.0 * statistics.fmean(losses),
         "trials": len(selector.study_.trials),
+        "pick_iteration": selector.best_trial_.user_attrs.get("psms:iteration"),
+        "pick": selector.best_description_,
         "study": selector.study_,
     }
     print(f"{name} seed={seed} {variant}: test BER {row['test']:.2f} cv BER {row['cv']:.2f} "
-          f"mean cv BER {row['mean_cv']:.2f} ({time.perf_counter() - start:.0f} s)",
+          f"mean cv BER {row['mean_cv']:.2f} pick: iteration {row['pick_iteration']} "
+          f"({time.perf_counter() - start:.0f} s)",
           flush=True)  # fmt: skip
     return row
 

@@ -72,6 +72,7 @@ def test_tiny_run_passes_each_variant_to_the_sampler(
         sorted({t.user_attrs["psms:particle"] for t in r["study"].trials}) for r in rows[:2]
     ]
     assert particles == [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4, 5]]
+    assert rows[0]["pick_iteration"] in (0, 1) and rows[1]["pick_iteration"] == 0
     out = capsys.readouterr().out
     for v in ("paper", "m=20", "half"):
         assert out.count(f"heart seed=0 {v}: test BER") == 1
