@@ -16,7 +16,8 @@ inertias ``W=(0,0,0)`` and ``W=(1,0,1)``, ``c1=0,c2=2``, ``c1=2,c2=0``, and swar
 
 Run::
 
-    python docs/psms_ablation.py --sets heart pima breast --seeds 2 --trials 100
+    python docs/psms_ablation.py --sets heart pima breast --seeds 2 --trials 100 \\
+        --variants paper "W=(0,0,0)" "W=(1,0,1)" c1=0,c2=2 c1=2,c2=0 m=10 m=20 m=50
 """
 
 from __future__ import annotations
