@@ -27,6 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 import json
 import statistics
 import time
+from typing import Any
 import warnings
 
 import numpy as np
@@ -49,6 +50,29 @@ from optuna_psms.cli._data import load_dataset
 def _ber(model: object, x: object, y: np.ndarray) -> float:
     pred = model.predict(x)  # type: ignore[attr-defined]
     return 100.0 * (1.0 - float(balanced_accuracy_score(y, pred)))
+
+
+def split(name: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, np.ndarray]:
+    """The table's split of KEEL set ``name``: stratified 70/30, seeded by ``seed``."""
+    x_raw, y = load_dataset(f"keel:{name}")
+    x_tr, x_te, y_tr, y_te = train_test_split(
+        pd.DataFrame(x_raw), y, test_size=0.3, stratify=y, random_state=seed
+    )
+    return x_tr, x_te, y_tr, y_te
+
+
+def select(
+    sampler: optuna.samplers.BaseSampler | str,
+    x_tr: pd.DataFrame,
+    y_tr: np.ndarray,
+    trials: int,
+    seed: int,
+    options: dict[str, object],
+) -> FullModelSelector:
+    """The table's search: ``FullModelSelector`` (``cv=2`` unless ``options`` say otherwise)."""
+    kwargs: dict[str, Any] = {"cv": 2, **options}
+    selector = FullModelSelector(sampler=sampler, n_trials=trials, random_state=seed, **kwargs)
+    return selector.fit(x_tr, y_tr)
 
 
 def _baselines(
@@ -83,16 +107,11 @@ def _run(task: tuple[str, int, list[str], int, dict[str, object]]) -> dict[str, 
     name, seed, samplers, trials, options = task
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")
-    x_raw, y = load_dataset(f"keel:{name}")
-    x_tr, x_te, y_tr, y_te = train_test_split(
-        pd.DataFrame(x_raw), y, test_size=0.3, stratify=y, random_state=seed
-    )
+    x_tr, x_te, y_tr, y_te = split(name, seed)
     results = _baselines(x_tr, x_te, y_tr, y_te, seed)
     for s in samplers:
         start = time.perf_counter()
-        kwargs = {"cv": 2, **options}
-        selector = FullModelSelector(sampler=s, n_trials=trials, random_state=seed, **kwargs)
-        selector.fit(x_tr, y_tr)
+        selector = select(s, x_tr, y_tr, trials, seed, options)
         results[s] = _ber(selector, x_te, y_te)
         cv = 100.0 * (1.0 - float(selector.best_score_))
         print(f"{name} seed={seed} {s}: cv BER {cv:.2f} test BER {results[s]:.2f} "
