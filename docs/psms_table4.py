@@ -17,7 +17,10 @@ Run::
         --trials 100 --seeds 3 --jobs 2
 
 ``--option KEY=JSON`` (repeatable) passes another ``FullModelSelector`` argument to every
-search, e.g. ``--option cv=5`` or ``--option reselect_top=10``.
+search, e.g. ``--option cv=5`` or ``--option reselect_top=10``. ``--preprocessors NAME ...``
+restricts the pool's preprocessing steps (default: all of ``normalize``, ``standardize``,
+``shift_scale``), e.g. ``--preprocessors standardize shift_scale`` searches without the
+row-wise ``normalize``; the rest of the pool is unchanged.
 """
 
 from __future__ import annotations
@@ -44,7 +47,9 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from optuna_psms import FullModelSelector
+from optuna_psms import FullModelSpace
 from optuna_psms.cli._data import load_dataset
+from optuna_psms.fms.space import PREPROCESSORS
 
 
 def _ber(model: object, x: object, y: np.ndarray) -> float:
@@ -68,9 +73,16 @@ def select(
     trials: int,
     seed: int,
     options: dict[str, object],
+    preprocessors: list[str] | None = None,
 ) -> FullModelSelector:
-    """The table's search: ``FullModelSelector`` (``cv=2`` unless ``options`` say otherwise)."""
+    """The table's search: ``FullModelSelector`` (``cv=2`` unless ``options`` say otherwise).
+
+    ``preprocessors`` (names) restricts the pool's preprocessing steps; ``None``: the default
+    pool (no ``space`` argument).
+    """
     kwargs: dict[str, Any] = {"cv": 2, **options}
+    if preprocessors is not None:
+        kwargs["space"] = FullModelSpace(preprocessors=preprocessors)
     selector = FullModelSelector(sampler=sampler, n_trials=trials, random_state=seed, **kwargs)
     return selector.fit(x_tr, y_tr)
 
@@ -102,16 +114,18 @@ def _wtl(a: list[float], b: list[float]) -> str:
     return f"{w}/{len(a) - w - lo}/{lo}"
 
 
-def _run(task: tuple[str, int, list[str], int, dict[str, object]]) -> dict[str, float]:
+def _run(
+    task: tuple[str, int, list[str], int, dict[str, object], list[str] | None],
+) -> dict[str, float]:
     """Test BER of every method on one (set, seed); printed as it goes."""
-    name, seed, samplers, trials, options = task
+    name, seed, samplers, trials, options, preprocessors = task
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")
     x_tr, x_te, y_tr, y_te = split(name, seed)
     results = _baselines(x_tr, x_te, y_tr, y_te, seed)
     for s in samplers:
         start = time.perf_counter()
-        selector = select(s, x_tr, y_tr, trials, seed, options)
+        selector = select(s, x_tr, y_tr, trials, seed, options, preprocessors)
         results[s] = _ber(selector, x_te, y_te)
         cv = 100.0 * (1.0 - float(selector.best_score_))
         print(f"{name} seed={seed} {s}: cv BER {cv:.2f} test BER {results[s]:.2f} "
@@ -121,7 +135,7 @@ def _run(task: tuple[str, int, list[str], int, dict[str, object]]) -> dict[str, 
     return results
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=["heart", "breast", "pima", "titanic"])
     parser.add_argument("--samplers", nargs="+", default=["pso", "pattern", "tpe", "random"])
@@ -137,11 +151,22 @@ def main() -> None:
         metavar="KEY=JSON",
         help="a FullModelSelector argument for every search, e.g. cv=5 (default: cv=2)",
     )
-    args = parser.parse_args()
+    parser.add_argument(
+        "--preprocessors",
+        nargs="+",
+        choices=PREPROCESSORS,
+        default=None,
+        metavar="NAME",
+        help=f"restrict the pool's preprocessing to these ({', '.join(PREPROCESSORS)}; "
+        "default: all)",
+    )
+    args = parser.parse_args(argv)
     options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
     methods = [*args.samplers, "logreg", "svc-grid"]
     tasks = [
-        (n, k, args.samplers, args.trials, options) for n in args.sets for k in range(args.seeds)
+        (n, k, args.samplers, args.trials, options, args.preprocessors)
+        for n in args.sets
+        for k in range(args.seeds)
     ]
     with ProcessPoolExecutor(args.jobs) as pool:
         runs = list(pool.map(_run, tasks))
@@ -150,6 +175,8 @@ def main() -> None:
         for m in methods:
             table.setdefault((name, m), []).append(results[m])
     shown = ", ".join(args.option) or "cv=2"
+    if args.preprocessors is not None:
+        shown += f", preprocessors {' '.join(args.preprocessors)}"
     print(f"\nmean test BER (%), {args.trials} trials, seeds 0..{args.seeds - 1}, {shown}")
     print("| set | " + " | ".join(methods) + " |")
     print("|---" * (len(methods) + 1) + "|")
