@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from typing import Any
 
 import pytest
@@ -51,3 +53,13 @@ def test_grpc_proxy_table(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> 
     (row,) = _table(capsys.readouterr().out, "gRPC proxy")[1:]  # after the header
     assert row[0] == "2" and row[4] == "8" and row[5] == "0"
     assert float(row[1]) > 0 and float(row[2]) > 0
+    assert float(row[8]) > 0 and float(row[9]) > 0  # the proxy's CPU per trial, both samplers
+
+
+def test_process_cpu_seconds_grows_with_work() -> None:
+    before = scale.process_cpu_seconds(os.getpid())
+    deadline = time.process_time() + 0.05
+    while time.process_time() < deadline:
+        pass
+    assert scale.process_cpu_seconds(os.getpid()) >= before + 0.02
+    assert scale.process_cpu_seconds(2**22 + 12345) == 0.0  # no such process

@@ -367,17 +367,46 @@ def _abandoned_rows(kind: str, spec: str, args: argparse.Namespace) -> None:
 
 
 def _throughput_rows(
-    label: str, spec: str, workers: Sequence[int], args: argparse.Namespace, sleep: float
+    label: str,
+    spec: str,
+    workers: Sequence[int],
+    args: argparse.Namespace,
+    sleep: float,
+    server_pid: int | None = None,
 ) -> None:
     print(f"== {label} ({args.trials} trials, {sleep} s objective, trials/s)")
-    print("   calls: storage calls per completed trial, all workers (see Meter)")
-    _row("workers", args.sampler, "random", "ratio", "done", "dup-slots", "calls", "calls-rand")
+    note = "   calls: storage calls per completed trial, all workers (see Meter)"
+    head = ["workers", args.sampler, "random", "ratio", "done", "dup-slots", "calls", "calls-rand"]
+    if server_pid is not None:
+        note += "; server-ms: the storage server's CPU milliseconds per completed trial"
+        head += ["server-ms", "server-rand"]
+    print(note)
+    _row(*head)
     for n in workers:
         for rep in range(args.repeat):
             order = [args.sampler, "random"][:: 1 if rep % 2 == 0 else -1]  # alternate
-            got = {s: run_workers(spec, s, n, args.trials, sleep, args.seed) for s in order}
+            got, server_ms = {}, {}
+            for name in order:
+                before = process_cpu_seconds(server_pid) if server_pid is not None else 0.0
+                got[name] = run_workers(spec, name, n, args.trials, sleep, args.seed)
+                if server_pid is not None:
+                    spent = process_cpu_seconds(server_pid) - before
+                    server_ms[name] = 1000 * spent / max(got[name][1], 1)
             (ours, done, dup, calls), (rand, _, _, calls_rand) = got[args.sampler], got["random"]
-            _row(n, ours, rand, ours / rand, done, dup, calls, calls_rand)
+            cols: list[object] = [n, ours, rand, ours / rand, done, dup, calls, calls_rand]
+            if server_pid is not None:
+                cols += [server_ms[args.sampler], server_ms["random"]]
+            _row(*cols)
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def scenario_journal(args: argparse.Namespace) -> None:
@@ -400,9 +429,11 @@ def scenario_grpc(args: argparse.Namespace) -> None:
     if importlib.util.find_spec("grpc") is None:
         print("== grpc: skipped, grpcio is not installed (pip install optuna-psms[grpc])")
         return
-    with grpc_proxy(args.postgres) as spec:
+    proxy = grpc_proxy(args.postgres)
+    with proxy as spec:
         label = f"gRPC proxy in front of PostgreSQL, {args.grpc_workers} processes"
-        _throughput_rows(label, spec, [args.grpc_workers], args, args.sleep)
+        pid = proxy.proc.pid if proxy.proc is not None else None
+        _throughput_rows(label, spec, [args.grpc_workers], args, args.sleep, pid)
 
 
 class grpc_proxy:
