@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+
+from optuna_psms.benchmarks.bbob import merge_saved
 
 
 def main() -> None:
@@ -22,29 +23,11 @@ def main() -> None:
     parser.add_argument("out")
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args()
-    meta: dict[str, Any] = {}
-    runs: dict[tuple[str, int, int, int], Any] = {}
-    for path in args.paths:
-        with open(path) as fh:
-            saved = json.load(fh)
-        m = saved["meta"]
-        if meta:
-            for key in ("dim", "trials", "seeds", "instances"):
-                if m[key] != meta[key]:
-                    parser.error(f"{path} differs in {key}")
-            meta["samplers"] += [s for s in m["samplers"] if s not in meta["samplers"]]
-            meta["functions"] = sorted(set(meta["functions"]) | set(m["functions"]))
-            meta["command"] += " + " + m["command"]
-            meta["seconds"] = round(meta["seconds"] + m["seconds"], 1)
-        else:
-            meta = dict(m, files=[])
-        meta["files"].append(path.rsplit("/", 1)[-1])
-        for run in saved["runs"]:
-            ident = (run["sampler"], run["function"], run["instance"], run["seed"])
-            runs[ident] = dict(run, trace=run["trace"][-1:])
+    meta, runs = merge_saved(args.paths, parser)
+    runs = [dict(run, trace=run["trace"][-1:]) for run in runs]
     meta["traces"] = "final value only (cut by docs/bbob_finals.py; plots need the full files)"
     with open(args.out, "w") as fh:
-        json.dump({"meta": meta, "runs": list(runs.values())}, fh)
+        json.dump({"meta": meta, "runs": runs}, fh)
 
 
 if __name__ == "__main__":

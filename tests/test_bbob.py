@@ -203,3 +203,29 @@ def test_ecdf_counts_targets_reached() -> None:
 
     values = ecdf([[1e3, 1e-9]], np.array([1.0, 1e-8]))
     assert values.tolist() == [0.0, 1.0]
+
+
+def test_finals_script_keeps_the_table_and_cuts_the_traces(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/bbob_finals.py merges like --from-json (one merge_saved) and keeps only each
+    # run's final value: the table from its output is the table from the full traces.
+    import runpy
+    import sys
+
+    common = ["--dim", "2", "--trials", "12", "--seeds", "2"]
+    a, b, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "finals.json"
+    bbob.main(["--samplers", "random", "pso", "--functions", "1", "--json", str(a)] + common)
+    bbob.main(["--samplers", "random", "cmaes", "--functions", "1", "--json", str(b)] + common)
+    capsys.readouterr()
+    bbob.main(["--from-json", str(a), str(b)])
+    full = capsys.readouterr().out
+    script = Path(__file__).parent.parent / "docs" / "bbob_finals.py"
+    monkeypatch.setattr(sys, "argv", ["bbob_finals.py", str(out), str(a), str(b)])
+    runpy.run_path(str(script), run_name="__main__")
+    saved = json.loads(out.read_text())
+    assert saved["meta"]["files"] == ["a.json", "b.json"]
+    assert len(saved["runs"]) == 3 * 2  # random (in both files, kept once), pso, cmaes
+    assert all(len(run["trace"]) == 1 for run in saved["runs"])
+    bbob.main(["--from-json", str(out)])
+    assert capsys.readouterr().out == full

@@ -390,11 +390,15 @@ def _parse_ids(text: str) -> list[int]:
     return out
 
 
-def _merge(paths: list[str], parser: argparse.ArgumentParser) -> tuple[dict[str, Any], list[Any]]:
+def merge_saved(
+    paths: Sequence[str], parser: argparse.ArgumentParser
+) -> tuple[dict[str, Any], list[Any]]:
     """One run from several saved ones (seeded runs are identical across invocations).
 
     The files must share dimension, trials, seeds and instances; their functions and
-    samplers are united (a sampler may then lack some functions: see :func:`summarize`).
+    samplers are united (a sampler may then lack some functions: see :func:`summarize`); a
+    run saved in several files is taken from the last one. ``meta["files"]`` names the files
+    and ``meta["seconds"]`` sums their run times. A mismatch is a ``parser.error``.
     """
     meta: dict[str, Any] = {}
     runs: dict[tuple[str, int, int, int], Any] = {}
@@ -409,8 +413,10 @@ def _merge(paths: list[str], parser: argparse.ArgumentParser) -> tuple[dict[str,
             meta["samplers"] += [s for s in m["samplers"] if s not in meta["samplers"]]
             meta["functions"] = sorted(set(meta["functions"]) | set(m["functions"]))
             meta["command"] += " + " + m["command"]
+            meta["seconds"] = round(meta.get("seconds", 0) + m.get("seconds", 0), 1)
         else:
-            meta = dict(m)
+            meta = dict(m, files=[])
+        meta["files"].append(str(path).rsplit("/", 1)[-1])
         for run in saved["runs"]:
             runs[(run["sampler"], run["function"], run["instance"], run["seed"])] = run
     return meta, list(runs.values())
@@ -446,7 +452,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--plots", default=None, help="directory for ECDF/convergence PNGs")
     args = parser.parse_args(argv)
     if args.from_json:
-        meta, runs = _merge(args.from_json, parser)
+        meta, runs = merge_saved(args.from_json, parser)
         samplers, functions = meta["samplers"], meta["functions"]
         if args.functions is not None:
             wanted = _parse_ids(args.functions)
