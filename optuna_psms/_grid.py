@@ -11,6 +11,7 @@ from optuna_psms.core.base import Strategy
 from optuna_psms.core.grid import AFGSStrategy
 from optuna_psms.core.grid import DFGSStrategy
 from optuna_psms.core.grid import GridSettings
+from optuna_psms.core.grid import level_size
 from optuna_psms.core.settings import optional_integer
 
 
@@ -165,7 +166,7 @@ class FocusedGridSampler(PopulationSampler):
             if mode != settings.mode and not self._warned:
                 self._warned = True
                 m = len(dims)
-                needs = level_points(m) if m <= 30 else f"3^{m} + 2^{m}"
+                needs = level_size(max(m, 1)) if m <= 30 else f"3^{m} + 2^{m}"
                 warnings.warn(
                     f"FocusedGridSampler(mode='deterministic', budget={self._budget}) over "
                     f"{m} parameters: one DFGS level needs {needs} "
@@ -195,12 +196,6 @@ class FocusedGridSampler(PopulationSampler):
         return AFGSStrategy(len(dims), run_start, settings=settings, dims=dims)
 
 
-def level_points(n_params: int) -> int:
-    """Evaluations of one complete DFGS level over ``n_params`` parameters: ``3^M + 2^M``."""
-    m = max(n_params, 1)
-    return int(3**m + 2**m)
-
-
 def budget_mode(mode: str, n_params: int, budget: int) -> str:
     """The mode a run with a budget uses: AFGS when DFGS cannot complete one level.
 
@@ -209,7 +204,7 @@ def budget_mode(mode: str, n_params: int, budget: int) -> str:
     centre) and never zoom, so ``mode="deterministic"`` runs AFGS, the paper's method for
     many parameters, with the AFGS budget rule. Otherwise ``mode`` is kept.
     """
-    if mode == "deterministic" and (n_params > 30 or level_points(n_params) > budget):
+    if mode == "deterministic" and (n_params > 30 or level_size(max(n_params, 1)) > budget):
         return "annealed"
     return mode
 
@@ -225,7 +220,7 @@ def budget_layout(
     """
     m = max(n_params, 1)
     if mode == "deterministic":
-        per_level = 3**m + 2**m if m <= 30 else budget + 1
+        per_level = level_size(m) if m <= 30 else budget + 1
         return min(40, max(2, 1 + budget // per_level)), points_per_level
     cap = 3**m if m <= 30 else budget
     return depth, min(cap, max(2, budget // depth))

@@ -50,6 +50,7 @@ from optuna_psms._eda import BUMDASampler
 from optuna_psms._eda import UMDASampler
 from optuna_psms._pso import PSOSampler
 from optuna_psms.benchmarks._args import positive_int
+from optuna_psms.benchmarks.bbob import build_sampler
 from optuna_psms.core.pso import TOPOLOGIES
 
 
@@ -220,13 +221,9 @@ def make_outer(name: str, n_trials: int, seed: int | None) -> optuna.samplers.Ba
     ``RandomSampler(seed=seed)``, ``"tpe"`` Optuna's ``TPESampler(seed=seed)`` (its
     defaults: 10 random start-up trials).
     """
-    if name == "pso":
-        return PSOSampler(budget=n_trials, seed=seed)
-    if name == "random":
-        return optuna.samplers.RandomSampler(seed=seed)
-    if name == "tpe":
-        return optuna.samplers.TPESampler(seed=seed)
-    raise ValueError(f"outer sampler must be one of {list(OUTER_SAMPLERS)}, got {name!r}.")
+    if name not in OUTER_SAMPLERS:
+        raise ValueError(f"outer sampler must be one of {list(OUTER_SAMPLERS)}, got {name!r}.")
+    return build_sampler("pso@budget" if name == "pso" else name, seed, n_trials)
 
 
 def _suggest(trial: optuna.Trial, spec: Spec) -> Any:

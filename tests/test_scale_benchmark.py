@@ -63,3 +63,21 @@ def test_process_cpu_seconds_grows_with_work() -> None:
         pass
     assert scale.process_cpu_seconds(os.getpid()) >= before + 0.02
     assert scale.process_cpu_seconds(2**22 + 12345) == 0.0  # no such process
+
+
+def test_sampler_spec_takes_keyword_arguments_and_refuses_bad_names(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert (
+        scale.sampler_spec('pso{"record_user_attrs": false}') == 'pso{"record_user_attrs": false}'
+    )
+    assert scale._label('pso{"record_user_attrs": false}') == "pso--record_user_attrs---false-"
+    for bad, message in [
+        ("nosuch", "unknown sampler 'nosuch'"),
+        ("pso@budget", "NAME@budget is not offered here"),
+        ('pso{"no_such_option": 1}', "unknown sampler"),
+    ]:
+        with pytest.raises(SystemExit) as exit_info:
+            scale.main(["--sampler", bad, "--scenarios", "journal"])
+        assert exit_info.value.code == 2
+        assert message in capsys.readouterr().err

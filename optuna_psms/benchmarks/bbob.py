@@ -194,7 +194,7 @@ def make_objective(
     return objective
 
 
-def build_sampler(name: str, seed: int, trials: int) -> optuna.samplers.BaseSampler:
+def build_sampler(name: str, seed: int | None, trials: int) -> optuna.samplers.BaseSampler:
     """The sampler ``name`` seeded with ``seed``.
 
     ``NAME@budget`` gets ``budget=trials``; ``NAME{json}`` or ``NAME@budget{json}`` passes
@@ -232,7 +232,7 @@ def build_sampler(name: str, seed: int, trials: int) -> optuna.samplers.BaseSamp
 _BUDGETED = ("pso", "pso_ring", "pattern", "dfgs", "afgs", "umda", "bumda", "drs")
 
 
-def _ours(base: str, seed: int, extra: dict[str, Any]) -> optuna.samplers.BaseSampler:
+def _ours(base: str, seed: int | None, extra: dict[str, Any]) -> optuna.samplers.BaseSampler:
     from optuna_psms import BUMDASampler
     from optuna_psms import DynamicRandomSampler
     from optuna_psms import FocusedGridSampler

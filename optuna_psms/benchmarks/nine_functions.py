@@ -21,6 +21,7 @@ import optuna
 from optuna_psms._registry import BASELINES
 from optuna_psms._registry import SAMPLERS as ALL
 from optuna_psms.benchmarks._args import positive_int
+from optuna_psms.benchmarks.bbob import build_sampler
 from optuna_psms.benchmarks.functions import FUNCTIONS
 from optuna_psms.benchmarks.functions import make_objective
 
@@ -30,13 +31,8 @@ def run_one(
 ) -> tuple[float, float]:
     """Best value of one run and its wall time in seconds."""
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    if sampler in ALL:
-        built = ALL[sampler](seed)
-    else:  # NAME@budget and NAME{json}, as in the bbob runner (budget = trials)
-        from optuna_psms.benchmarks.bbob import build_sampler
-
-        built = build_sampler(sampler, seed, trials)
-    study = optuna.create_study(sampler=built)
+    # Any registry name, NAME@budget (budget = trials) and NAME{json}, as in the bbob runner.
+    study = optuna.create_study(sampler=build_sampler(sampler, seed, trials))
     start = time.perf_counter()
     study.optimize(make_objective(FUNCTIONS[function], dim, shifted), n_trials=trials)
     return study.best_value, time.perf_counter() - start

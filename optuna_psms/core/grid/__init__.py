@@ -23,6 +23,7 @@ from optuna_psms.core.grid.dfgs import dfgs_offset
 from optuna_psms.core.grid.dfgs import dfgs_offsets
 from optuna_psms.core.grid.dfgs import DFGSStrategy
 from optuna_psms.core.grid.dfgs import eq6_recentre
+from optuna_psms.core.grid.dfgs import level_size
 from optuna_psms.core.grid.dfgs import MATERIALISE_LIMIT
 
 
@@ -38,6 +39,7 @@ __all__ = [
     "dfgs_offset",
     "dfgs_offsets",
     "eq6_recentre",
+    "level_size",
     "golden_stride",
     "neighbour",
     "temperature",

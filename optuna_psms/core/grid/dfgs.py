@@ -36,6 +36,11 @@ MATERIALISE_LIMIT = 1 << 16
 POINT_INDEX_LIMIT = 1 << 53
 
 
+def level_size(dim: int) -> int:
+    """Points of one complete DFGS level over ``dim`` coordinates: ``3^dim + 2^dim``."""
+    return int(3**dim + 2**dim)
+
+
 def dfgs_offsets(dim: int) -> np.ndarray:
     """The ``3^M + 2^M`` offsets ``gamma`` of a DFGS level (outer grid first), shape (N, M)."""
     if dim == 0:
@@ -159,7 +164,7 @@ class DFGSStrategy(GridBase):
 
     @property
     def level_size(self) -> int:
-        return int(3**self.dim + 2**self.dim)
+        return level_size(self.dim)
 
     @property
     def member_limit(self) -> int:
