@@ -135,6 +135,13 @@ class UMDASampler(PopulationSampler):
             plateau of equal values, e.g. SVM tuning, where ``"params"`` does not).
         top_fraction: Fraction of a generation the marginals are fitted to
             (paper: 0.25), in ``(0, 1]``.
+        min_std: Floor of every coordinate's standard deviation in unit coordinates, in
+            ``[0, 0.5]`` (paper: none, ``0.0``). Measured, not in the budget rule:
+            ``docs/benchmarks.md``, "Budget-aware settings".
+        elitism: ``True``: select the top 25% from the previous generation *plus* the
+            trials the previous model was fitted to ((mu + lambda) selection, reset at a
+            restart); ``False`` (paper): from the previous generation only. Measured, not
+            in the budget rule (same section).
         on_converged: ``"restart"`` (default) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
@@ -152,6 +159,8 @@ class UMDASampler(PopulationSampler):
         convergence_threshold: float = 0.01,
         convergence_on: str = "params",
         top_fraction: float = 0.25,
+        min_std: float = 0.0,
+        elitism: bool = False,
         on_converged: str = "restart",
         budget: int | None = None,
         seed: int | None = None,
@@ -164,6 +173,8 @@ class UMDASampler(PopulationSampler):
             convergence_threshold=convergence_threshold,
             convergence_on=convergence_on,
             top_fraction=top_fraction,
+            min_std=min_std,
+            elitism=elitism,
         )
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
 
@@ -231,6 +242,8 @@ class BUMDASampler(PopulationSampler):
             coordinates; ``"values"``: the standard deviation of their objective values, in
             the objective's units (the other reading of the paper's rule; it stops on a
             plateau of equal values, e.g. SVM tuning, where ``"params"`` does not).
+        min_std: Floor of every coordinate's standard deviation in unit coordinates, in
+            ``[0, 0.5]`` (paper: none, ``0.0``); measured in ``docs/benchmarks.md``.
         on_converged: ``"restart"`` (default) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
@@ -247,6 +260,7 @@ class BUMDASampler(PopulationSampler):
         n_generations: int | None | Literal["auto"] = "auto",
         convergence_threshold: float = 0.01,
         convergence_on: str = "params",
+        min_std: float = 0.0,
         on_converged: str = "restart",
         budget: int | None = None,
         seed: int | None = None,
@@ -258,6 +272,7 @@ class BUMDASampler(PopulationSampler):
             n_generations=generations,
             convergence_threshold=convergence_threshold,
             convergence_on=convergence_on,
+            min_std=min_std,
         )
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
 

@@ -181,6 +181,51 @@ def test_umda_generation_model_is_eq4_on_the_previous_generation() -> None:
     np.testing.assert_allclose(p.x, expected)
 
 
+def test_umda_elitism_lets_the_previous_selection_compete_again() -> None:
+    settings = UMDASettings(population_size=4, elitism=True)  # M = max(2, ceil(1)) = 2
+    s, plain = (
+        UMDAStrategy(1, 0, settings=settings),
+        UMDAStrategy(1, 0, settings=UMDASettings(population_size=4)),
+    )
+    gen0 = [(0.1, 0.0), (0.2, 1.0), (0.6, 6.0), (0.9, 9.0)]
+    gen1 = [(0.3, 4.0), (0.4, 7.0), (0.7, 8.0), (0.8, 10.0)]  # worse than gen 0's best two
+    for a in (s, plain):
+        for i, (u, loss) in enumerate(gen0):
+            a.tell(rec(i, [u], loss))
+    m1 = s.model(1)
+    assert [r.number for r in m1.selected] == [0, 1]
+    np.testing.assert_allclose(m1.mean, plain.model(1).mean)  # type: ignore[arg-type]
+    for a in (s, plain):
+        for i, (u, loss) in enumerate(gen1, start=4):
+            a.tell(rec(i, [u], loss))
+    # Pool {gen 1} + {0, 1}: the top 2 are still trials 0 and 1 (x = 0.1, 0.2).
+    m2 = s.model(2)
+    assert [r.number for r in m2.selected] == [0, 1]
+    np.testing.assert_allclose(m2.mean, [0.15])  # type: ignore[arg-type]
+    np.testing.assert_allclose(m2.std, [np.std([0.1, 0.2], ddof=1)])  # type: ignore[arg-type]
+    # The paper's rule fits generation 1 alone: x = 0.3, 0.4.
+    np.testing.assert_allclose(plain.model(2).mean, [0.35])  # type: ignore[arg-type]
+    assert plain.model(2).selected == ()
+
+
+@pytest.mark.parametrize("cls", [UMDAStrategy, BUMDAStrategy])
+def test_min_std_floors_each_coordinate_and_zero_is_the_paper(cls: Any) -> None:
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.uniform(size=(8, 1)), np.full((8, 1), 0.5)], axis=1)
+    losses = rng.uniform(size=8)
+    models = []
+    for floor in (0.0, 0.05):
+        s = cls(2, 0, settings=UMDASettings(population_size=8, min_std=floor))
+        for i in range(8):
+            s.tell(rec(i, list(x[i]), float(losses[i])))
+        models.append(s.model(1))
+    paper, floored = models
+    assert paper.std[1] == 0.0 and floored.std[1] == 0.05
+    np.testing.assert_allclose(floored.mean, paper.mean)
+    np.testing.assert_allclose(floored.std, np.maximum(paper.std, 0.05))
+    assert paper.std[0] > 0.05  # the spread coordinate is untouched
+
+
 def test_bumda_keeps_the_elite_and_its_threshold_never_rises() -> None:
     s = BUMDAStrategy(1, 0, settings=BUMDASettings(population_size=4))
     # Generation 0 holds the best solution ever (loss 0 at x = 0.1).
@@ -204,12 +249,13 @@ def test_bumda_keeps_the_elite_and_its_threshold_never_rises() -> None:
 def test_state_is_order_insensitive_and_running_then_finished_is_the_same() -> None:
     rng = np.random.default_rng(3)
     finished = [rec(i, list(rng.uniform(size=3)), float(rng.uniform())) for i in range(30)]
-    for cls in (UMDAStrategy, BUMDAStrategy):
-        a = cls(3, 0, settings=UMDASettings(population_size=10))
+    for cls, elitism in ((UMDAStrategy, False), (UMDAStrategy, True), (BUMDAStrategy, False)):
+        settings = UMDASettings(population_size=10, elitism=elitism)
+        a = cls(3, 0, settings=settings)
         for r in finished:
             a.tell(Record(r.number, r.member, -1, r.x, loss=None))
             a.tell(r)
-        b = cls(3, 0, settings=UMDASettings(population_size=10))
+        b = cls(3, 0, settings=settings)
         shuffled = list(finished)
         random.Random(0).shuffle(shuffled)
         for r in shuffled:
@@ -373,6 +419,12 @@ def test_invalid_arguments_name_the_problem() -> None:
         UMDASampler(top_fraction=0.0)
     with pytest.raises(ValueError, match="convergence_on"):
         BUMDASampler(convergence_on="value")
+    with pytest.raises(ValueError, match="min_std"):
+        BUMDASampler(min_std=-0.1)
+    with pytest.raises(ValueError, match="min_std"):
+        UMDASampler(min_std=0.6)
+    with pytest.raises(ValueError, match="elitism"):
+        UMDASampler(elitism=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="on_converged"):
         UMDASampler(on_converged="pause")
     with pytest.raises(ValueError, match="seed"):

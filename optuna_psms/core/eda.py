@@ -218,6 +218,7 @@ class GaussianModel:
         n_fit: Number of finished trials of ``source`` used.
         threshold: BUMDA's truncation threshold (loss terms) after this fit.
         elite: BUMDA's best finished trial of the run before this generation.
+        selected: UMDA with ``elitism``: the trials this model was fitted to.
     """
 
     mean: np.ndarray | None
@@ -226,6 +227,7 @@ class GaussianModel:
     n_fit: int = 0
     threshold: float = math.inf
     elite: Record | None = None
+    selected: tuple[Record, ...] = ()
 
 
 #: The readings of the paper's stopping rule (see the module documentation).
@@ -242,12 +244,15 @@ class EDASettings:
         convergence_threshold: Spread of the top 25% under which the run has converged.
         convergence_on: What the spread measures: ``"params"`` (unit coordinates) or
             ``"values"`` (the objective's values).
+        min_std: Floor of every coordinate's standard deviation, in unit coordinates
+            (paper: none, 0.0), in ``[0, 0.5]``.
     """
 
     population_size: int = 50
     n_generations: int | None = 20
     convergence_threshold: float = 0.01
     convergence_on: str = "params"
+    min_std: float = 0.0
 
     def __post_init__(self) -> None:
         size = integer("population_size", self.population_size, 2)
@@ -258,6 +263,8 @@ class EDASettings:
         object.__setattr__(self, "convergence_threshold", threshold)
         on = choice("convergence_on", self.convergence_on, CONVERGENCE_ON)
         object.__setattr__(self, "convergence_on", on)
+        floor = real("min_std", self.min_std, 0.0, 0.5)
+        object.__setattr__(self, "min_std", floor)
 
 
 @dataclass(frozen=True)
@@ -266,14 +273,19 @@ class UMDASettings(EDASettings):
 
     Attributes:
         top_fraction: In ``(0, 1]`` (paper: 0.25).
+        elitism: Fit each model to the best of the previous generation *and* the trials
+            the previous model was fitted to (paper: ``False``, the previous generation only).
     """
 
     top_fraction: float = 0.25
+    elitism: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
         fraction = real("top_fraction", self.top_fraction, 0.0, 1.0, open_low=True)
         object.__setattr__(self, "top_fraction", fraction)
+        if not isinstance(self.elitism, bool):
+            raise ValueError(f"elitism must be a bool, got {self.elitism!r}.")
 
 
 #: BUMDA has exactly the settings every Gaussian EDA here shares.
@@ -338,6 +350,12 @@ class UMDAStrategy(_GaussianEDA):
     trial assignment and what happens while some trials of the previous generation are
     still running.
 
+    Two options leave the paper's rule when set (both off by default):
+    ``settings.elitism`` selects the top ``M = n_top(n, top_fraction)`` from the previous
+    generation's ``n`` finished trials *plus* the ``M`` trials the previous model was fitted
+    to ((mu + lambda) selection, reset at each restart); ``settings.min_std`` floors every
+    coordinate's standard deviation (unit coordinates; shared with BUMDA).
+
     Args:
         dim: Number of coordinates.
         run_start: First trial number of the run.
@@ -355,16 +373,27 @@ class UMDAStrategy(_GaussianEDA):
     ) -> None:
         super().__init__(dim, run_start, settings=settings, dims=dims)
         self.top_fraction = settings.top_fraction
+        self.elitism = settings.elitism
 
     def fit(
         self, g: int, previous: GaussianModel, records: list[Record], usable: bool
     ) -> GaussianModel:
         if not usable:
             return previous
-        x = np.array([r.x for r in records])
-        losses = np.array([r.loss for r in records], dtype=float)
-        mean, std = umda_fit(x, losses, self.top_fraction)
-        return GaussianModel(mean, std, g - 1, len(records))
+        population = list(records)
+        if self.elitism:  # (mu + lambda): the previous model's selection competes again
+            numbers = {r.number for r in records}
+            population += [r for r in previous.selected if r.number not in numbers]
+        x = np.array([r.x for r in population])
+        losses = np.array([r.loss for r in population], dtype=float)
+        # M is a share of the generation (13 of 50), whatever the elite adds to the pool.
+        sel = rank_finite(losses)[: n_top(len(records), self.top_fraction)]
+        if sel.size < 2:
+            raise ValueError("UMDA needs at least two finished solutions with a finite loss.")
+        mean, std = x[sel].mean(axis=0), x[sel].std(axis=0, ddof=1)
+        std = np.maximum(std, self.settings.min_std)
+        kept = tuple(population[i] for i in sel) if self.elitism else ()
+        return GaussianModel(mean, std, g - 1, len(records), selected=kept)
 
 
 class BUMDAStrategy(_GaussianEDA):
@@ -399,4 +428,5 @@ class BUMDAStrategy(_GaussianEDA):
         losses = np.array([r.loss for r in population], dtype=float)
         theta = bumda_threshold(losses, previous.threshold)
         mean, std = bumda_fit(x, losses, theta)
+        std = np.maximum(std, self.settings.min_std)
         return GaussianModel(mean, std, g - 1, len(records), theta, elite)
