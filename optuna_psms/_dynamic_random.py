@@ -95,9 +95,6 @@ class DynamicRandomSampler(PopulationSampler):
             (paper: 0.25), in ``[0, 1]``.
         convergence_threshold: Numeric range (unit coordinates) under which the
             distribution has collapsed; ``0`` disables this test.
-        margin: Widen each continuous parameter's elite range by ``margin`` times its width
-            on both sides (clipped to the box; paper: ``0.0``, the elite's min/max). Measured,
-            not in the budget rule: ``docs/benchmarks.md``, "Budget-aware settings".
         on_converged: ``"restart"`` (default) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``: with a
             budget one run spans it, ``BUDGET_BATCHES = 5`` batches of ``ceil(budget / 5)``
@@ -118,7 +115,6 @@ class DynamicRandomSampler(PopulationSampler):
         top_fraction: float = 0.5,
         muting_threshold: float = 0.25,
         convergence_threshold: float = 0.01,
-        margin: float = 0.0,
         on_converged: str = "restart",
         budget: int | None = None,
         seed: int | None = None,
@@ -139,7 +135,7 @@ class DynamicRandomSampler(PopulationSampler):
             else:
                 n_batches = max(1, math.ceil(budget / integer("batch_size", batch_size, 2)))
         self._settings = DynamicRandomSettings(
-            batch_size, n_batches, top_fraction, muting_threshold, convergence_threshold, margin
+            batch_size, n_batches, top_fraction, muting_threshold, convergence_threshold
         )
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
 

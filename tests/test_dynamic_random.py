@@ -82,20 +82,6 @@ def test_bounds_become_the_elite_min_and_max() -> None:
     assert np.all(draws >= new.low) and np.all(draws <= new.high)
 
 
-def test_margin_widens_continuous_elite_ranges_within_the_box() -> None:
-    x = np.array([[0.30, 0.6, 0.35], [0.42, 0.1, 0.71], [0.35, 0.55, 0.05], [0.9, 0.9, 0.99]])
-    losses = np.array([1.0, 2.0, 3.0, 4.0])  # elite: rows 0, 1 (top half)
-    k = Dim("k", "int", 10)
-    dims = (Dim("a", "float", 0), Dim("b", "float", 0), k)
-    plain = update_distribution(initial_distribution(3, dims), x, losses, dims)
-    wide = update_distribution(initial_distribution(3, dims), x, losses, dims, margin=0.5)
-    np.testing.assert_allclose(plain.low, [0.30, 0.1, 0.3])
-    np.testing.assert_allclose(plain.high, [0.42, 0.6, 0.8])
-    # widths 0.12 and 0.5: +-0.06 and +-0.25 (clipped at 0); the integer keeps its cells
-    np.testing.assert_allclose(wide.low, [0.24, 0.0, 0.3])
-    np.testing.assert_allclose(wide.high, [0.48, 0.85, 0.8])
-
-
 def test_discrete_bounds_cover_the_elite_cells() -> None:
     k = Dim("k", "int", 10)  # cell c covers [c / 10, (c + 1) / 10)
     x = np.array([[0.35], [0.71], [0.05], [0.99]])
@@ -360,8 +346,6 @@ def test_invalid_arguments_name_the_problem() -> None:
         DynamicRandomSampler(muting_threshold=-0.1)
     with pytest.raises(ValueError, match="convergence_threshold"):
         DynamicRandomSampler(convergence_threshold=-1)
-    with pytest.raises(ValueError, match="margin"):
-        DynamicRandomSampler(margin=-0.5)
     with pytest.raises(ValueError, match="on_converged"):
         DynamicRandomSampler(on_converged="later")
 

@@ -137,7 +137,6 @@ def update_distribution(
     top_fraction: float = 0.5,
     muting_threshold: float = 0.25,
     source: int = -1,
-    margin: float = 0.0,
 ) -> BatchDistribution:
     """The next batch's distribution from one batch's results.
 
@@ -149,8 +148,6 @@ def update_distribution(
         top_fraction: Elite fraction (paper: 0.5).
         muting_threshold: Include probability under which a flag is muted (paper: 0.25).
         source: The batch index, recorded in the result.
-        margin: Widen each continuous coordinate's elite range by ``margin`` times its
-            width on both sides, clipped to ``[0, 1]`` (paper: 0, the elite's min/max).
 
     Returns:
         The updated distribution (see the module documentation).
@@ -180,10 +177,6 @@ def update_distribution(
                 cells = _cells(elite[:, k], d.cells)
                 low[k] = cells.min() / d.cells
                 high[k] = (cells.max() + 1) / d.cells
-            elif margin > 0.0:
-                width = high[k] - low[k]
-                low[k] = max(0.0, low[k] - margin * width)
-                high[k] = min(1.0, high[k] + margin * width)
     return BatchDistribution(
         low, high, tuple(probs), frozenset(muted), source, x.shape[0], elite.shape[0]
     )
@@ -224,8 +217,6 @@ class DynamicRandomSettings:
         top_fraction: Elite fraction (paper: 0.5), in ``(0, 1]``.
         muting_threshold: Include probability under which a flag is muted (paper: 0.25).
         convergence_threshold: Numeric width under which the distribution has collapsed.
-        margin: Widening of each continuous elite range, as a share of its width on each
-            side (paper: 0.0), at least 0.
     """
 
     batch_size: int = 40
@@ -233,7 +224,6 @@ class DynamicRandomSettings:
     top_fraction: float = 0.5
     muting_threshold: float = 0.25
     convergence_threshold: float = 0.01
-    margin: float = 0.0
 
     def __post_init__(self) -> None:
         checked = {
@@ -244,7 +234,6 @@ class DynamicRandomSettings:
             "convergence_threshold": real(
                 "convergence_threshold", self.convergence_threshold, 0.0
             ),
-            "margin": real("margin", self.margin, 0.0),
         }
         for name, value in checked.items():
             object.__setattr__(self, name, value)
@@ -302,7 +291,6 @@ class DynamicRandomStrategy(GenerationalStrategy[BatchDistribution]):
             top_fraction=self.top_fraction,
             muting_threshold=self.muting_threshold,
             source=g - 1,
-            margin=self.settings.margin,
         )
 
     def distribution(self, batch: int) -> BatchDistribution:
