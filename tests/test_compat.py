@@ -156,6 +156,36 @@ def test_a_trial_created_after_optunas_snapshot_is_read(tmp_path: Any) -> None:
     assert cursor.next_number == current.number + 1
 
 
+def test_through_the_grpc_proxy_the_gap_is_left_to_the_next_read(tmp_path: Any) -> None:
+    """Through the proxy (no heartbeat, so no retry) the trials created between Study.ask's
+    snapshot and ours cost no GetTrials call: they come with the next read."""
+    if not hasattr(optuna.storages, "GrpcStorageProxy"):
+        pytest.skip("Optuna < 4.2 has no gRPC storage proxy")
+    pytest.importorskip("grpc")
+    from optuna_psms.benchmarks import scale
+
+    with scale.grpc_proxy(f"sqlite:///{tmp_path}/proxy.db") as spec:
+        storage = scale.open_storage(spec)
+        study = optuna.create_study(storage=storage)
+        cursor = _compat.ReadCursor()
+        first = study.ask()
+        _compat.fetch_changed_trials(study, cursor, current=storage.get_trial(first._trial_id))
+        study.ask()  # its snapshot holds trial 0; it creates trial 1
+        sneaked = storage.get_trial(storage.create_new_trial(study._study_id))  # trial 2
+        current = storage.get_trial(storage.create_new_trial(study._study_id))
+        calls = []
+        real = storage._stub.GetTrials
+        storage._stub.GetTrials = lambda *a, **k: calls.append(1) or real(*a, **k)
+        trials = _compat.fetch_changed_trials(study, cursor, current=current)
+        assert calls == []
+        assert [t.number for t in trials] == [current.number]
+        assert cursor.next_number == 1  # stops before the gap
+        later = _compat.fetch_changed_trials(study, cursor)
+        assert calls == [1]
+        assert {1, sneaked.number} <= {t.number for t in later}
+        assert cursor.next_number == current.number + 1
+
+
 def test_heartbeat_retry_is_the_current_callback_and_retries(tmp_path: Any) -> None:
     """No deprecation warning on this Optuna, and a stale trial is failed and retried."""
     import warnings

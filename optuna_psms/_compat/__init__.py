@@ -104,7 +104,10 @@ def fetch_changed_trials(
 
     * RDB (SQLite, PostgreSQL, MySQL) and Optuna's gRPC storage proxy, asking a trial: no
       round trip. ``Study.ask`` reads the new and unfinished trials into Optuna's trial cache
-      just before (to find a waiting trial), and that snapshot is used.
+      just before (to find a waiting trial), and that snapshot is used. On an RDB, trials
+      created between that snapshot and ``current`` by other workers cost one more read
+      (one of them may be a heartbeat retry, which shifts the slot of ``current``); through
+      the gRPC proxy, which has no heartbeat, they are left to the next call.
     * RDB otherwise: at most two queries: one for the running trials that finished
       (filtered by state in SQL, so an abandoned RUNNING trial costs an id in an ``IN``
       list), one for the new and bare trials.
@@ -134,9 +137,13 @@ def fetch_changed_trials(
                 break
             out.append(trial)
             number += 1
-        if number < current.number:
+        if number < current.number and not _is_grpc_proxy(storage):
             # A trial was created between the snapshot and ``current`` (a heartbeat retry,
             # another worker's trial): the slot of ``current`` depends on it, read it.
+            # Not through the gRPC proxy, which has no heartbeat, so no retry: the gap is
+            # other workers' new trials, read at the next call. Each ``GetTrials`` makes
+            # the proxy re-read every unfinished trial from its database; with tens of
+            # workers there is a gap on most asks, and this read doubled the proxy's work.
             cached = None
     if cached is not None:
         pass  # read from the snapshot above
