@@ -165,7 +165,7 @@ def test_through_the_grpc_proxy_the_gap_is_left_to_the_next_read(tmp_path: Any) 
     from optuna_psms.benchmarks import scale
 
     with scale.grpc_proxy(f"sqlite:///{tmp_path}/proxy.db") as spec:
-        storage = scale.open_storage(spec)
+        storage: Any = scale.open_storage(spec)
         study = optuna.create_study(storage=storage)
         cursor = _compat.ReadCursor()
         first = study.ask()
@@ -173,9 +173,14 @@ def test_through_the_grpc_proxy_the_gap_is_left_to_the_next_read(tmp_path: Any) 
         study.ask()  # its snapshot holds trial 0; it creates trial 1
         sneaked = storage.get_trial(storage.create_new_trial(study._study_id))  # trial 2
         current = storage.get_trial(storage.create_new_trial(study._study_id))
-        calls = []
+        calls: list[int] = []
         real = storage._stub.GetTrials
-        storage._stub.GetTrials = lambda *a, **k: calls.append(1) or real(*a, **k)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            return real(*args, **kwargs)
+
+        storage._stub.GetTrials = counted
         trials = _compat.fetch_changed_trials(study, cursor, current=current)
         assert calls == []
         assert [t.number for t in trials] == [current.number]
