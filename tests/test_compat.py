@@ -140,20 +140,68 @@ def test_stop_optimize_only_inside_optimize(study: optuna.Study) -> None:
     assert len(study.trials) == 3
 
 
-def test_a_trial_created_after_optunas_snapshot_is_read(tmp_path: Any) -> None:
-    """Study.ask's trial-cache snapshot misses a trial created just before ours: read it."""
-    storage = optuna.storages.RDBStorage(f"sqlite:///{tmp_path}/s.db")
+@pytest.mark.parametrize("heartbeat", [True, False])
+def test_a_trial_created_after_optunas_snapshot(tmp_path: Any, heartbeat: bool) -> None:
+    """Study.ask's trial-cache snapshot misses a trial created just before ours. With the
+    heartbeat on it may be a retry, which shifts our slot: it is read now. Without, it is
+    another worker's new trial: it comes with the next read, at no extra query now."""
+    kwargs: dict[str, Any] = {"heartbeat_interval": 60} if heartbeat else {}
+    storage = optuna.storages.RDBStorage(f"sqlite:///{tmp_path}/s.db", **kwargs)
     study = optuna.create_study(storage=storage)
+    other = optuna.storages.RDBStorage(f"sqlite:///{tmp_path}/s.db")  # another worker
     cursor = _compat.ReadCursor()
     first = study.ask()  # refreshes Optuna's snapshot
     _compat.fetch_changed_trials(study, cursor, current=study._storage.get_trial(first._trial_id))
     study.ask()  # its snapshot holds trial 0; it creates trial 1
-    sneaked = study._storage.create_new_trial(study._study_id)  # e.g. a heartbeat retry
-    ours = study._storage.create_new_trial(study._study_id)
-    current = study._storage.get_trial(ours)
+    sneaked = other.create_new_trial(study._study_id)  # e.g. a heartbeat retry
+    ours = other.create_new_trial(study._study_id)
+    current = other.get_trial(ours)
     trials = _compat.fetch_changed_trials(study, cursor, current=current)
-    assert study._storage.get_trial(sneaked).number in {t.number for t in trials}
-    assert cursor.next_number == current.number + 1
+    sneaked_number = other.get_trial(sneaked).number
+    if heartbeat:
+        assert sneaked_number in {t.number for t in trials}
+        assert cursor.next_number == current.number + 1
+    else:
+        assert sorted(t.number for t in trials) == [1, current.number]
+        assert cursor.next_number == sneaked_number  # stops before the gap
+        later = _compat.fetch_changed_trials(study, cursor)
+        assert sneaked_number in {t.number for t in later}
+        assert cursor.next_number == current.number + 1
+
+
+def test_through_the_grpc_proxy_the_gap_is_left_to_the_next_read(tmp_path: Any) -> None:
+    """Through the proxy (no heartbeat, so no retry) the trials created between Study.ask's
+    snapshot and ours cost no GetTrials call: they come with the next read."""
+    if not hasattr(optuna.storages, "GrpcStorageProxy"):
+        pytest.skip("Optuna < 4.2 has no gRPC storage proxy")
+    pytest.importorskip("grpc")
+    from optuna_psms.benchmarks import scale
+
+    with scale.grpc_proxy(f"sqlite:///{tmp_path}/proxy.db") as spec:
+        storage: Any = scale.open_storage(spec)
+        study = optuna.create_study(storage=storage)
+        cursor = _compat.ReadCursor()
+        first = study.ask()
+        _compat.fetch_changed_trials(study, cursor, current=storage.get_trial(first._trial_id))
+        study.ask()  # its snapshot holds trial 0; it creates trial 1
+        sneaked = storage.get_trial(storage.create_new_trial(study._study_id))  # trial 2
+        current = storage.get_trial(storage.create_new_trial(study._study_id))
+        calls: list[int] = []
+        real = storage._stub.GetTrials
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            return real(*args, **kwargs)
+
+        storage._stub.GetTrials = counted
+        trials = _compat.fetch_changed_trials(study, cursor, current=current)
+        assert calls == []
+        assert [t.number for t in trials] == [current.number]
+        assert cursor.next_number == 1  # stops before the gap
+        later = _compat.fetch_changed_trials(study, cursor)
+        assert calls == [1]
+        assert {1, sneaked.number} <= {t.number for t in later}
+        assert cursor.next_number == current.number + 1
 
 
 def test_heartbeat_retry_is_the_current_callback_and_retries(tmp_path: Any) -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from optuna.storages import JournalStorage
 from optuna.storages import RDBStorage
 from optuna.storages._cached_storage import _CachedStorage
+from optuna.storages._heartbeat import BaseHeartbeat
 from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 
@@ -104,7 +105,11 @@ def fetch_changed_trials(
 
     * RDB (SQLite, PostgreSQL, MySQL) and Optuna's gRPC storage proxy, asking a trial: no
       round trip. ``Study.ask`` reads the new and unfinished trials into Optuna's trial cache
-      just before (to find a waiting trial), and that snapshot is used.
+      just before (to find a waiting trial), and that snapshot is used. With Optuna's
+      heartbeat on, trials created between that snapshot and ``current`` by other workers
+      cost one more read (one of them may be a heartbeat retry, which shifts the slot of
+      ``current``); without it (and through the gRPC proxy, which has none) they are left
+      to the next call. The workers of a study therefore share one heartbeat setting.
     * RDB otherwise: at most two queries: one for the running trials that finished
       (filtered by state in SQL, so an abandoned RUNNING trial costs an id in an ``IN``
       list), one for the new and bare trials.
@@ -134,9 +139,13 @@ def fetch_changed_trials(
                 break
             out.append(trial)
             number += 1
-        if number < current.number:
+        if number < current.number and _heartbeat_on(storage):
             # A trial was created between the snapshot and ``current`` (a heartbeat retry,
-            # another worker's trial): the slot of ``current`` depends on it, read it.
+            # another worker's trial): the slot of ``current`` depends on a retry, read it.
+            # Without Optuna's heartbeat (the gRPC proxy has none) no retry is created, so
+            # the gap is other workers' new trials, read at the next call: with tens of
+            # workers there is a gap on most asks, and through the proxy this read doubled
+            # its work (each ``GetTrials`` re-reads every unfinished trial from the RDB).
             cached = None
     if cached is not None:
         pass  # read from the snapshot above
@@ -174,6 +183,11 @@ def fetch_changed_trials(
         out += _new_one_by_one(storage, study_id, cursor.next_number, current)
     _advance(cursor, out)
     return out
+
+
+def _heartbeat_on(storage: BaseStorage) -> bool:
+    """Whether Optuna's heartbeat (and with it, heartbeat retries) runs on ``storage``."""
+    return isinstance(storage, BaseHeartbeat) and storage.get_heartbeat_interval() is not None
 
 
 def _optuna_cache(storage: BaseStorage, study_id: int) -> Mapping[int, FrozenTrial] | None:
