@@ -1,8 +1,12 @@
-"""The PSMS Table 4 script (docs/psms_table4.py): its ``--preprocessors`` pool restriction."""
+"""The PSMS Table 4 script (docs/psms_table4.py): its ``--preprocessors`` pool restriction
+and its ``--out`` file."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -48,3 +52,37 @@ def test_default_pool_is_unchanged(table4: Any) -> None:
 def test_unknown_preprocessor_is_refused(table4: Any) -> None:
     with pytest.raises(SystemExit):
         table4.main(["--preprocessors", "standardize", "whiten"])
+
+
+def test_out_appends_one_line_per_run(tmp_path: Path) -> None:
+    # A fresh interpreter: the script forks its worker, and forking this test process after
+    # the in-process fits above can deadlock the child.
+    out = tmp_path / "runs.jsonl"
+    out.write_text('{"earlier": 1}\n')  # appended to, never overwritten
+    argv = ["--sets", "heart", "--seeds", "2", "--trials", "3", "--samplers", "random"]
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(DOCS / "psms_table4.py"),
+            *argv,
+            "--option",
+            "cv=3",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    lines = [json.loads(s) for s in out.read_text().splitlines()]
+    assert lines[0] == {"earlier": 1}
+    assert [(r["set"], r["seed"]) for r in lines[1:]] == [("heart", 0), ("heart", 1)]
+    for r in lines[1:]:
+        assert r["trials"] == 3 and r["options"] == {"cv": 3} and r["preprocessors"] is None
+        assert set(r["test_ber"]) == {"random", "logreg", "svc-grid"}
+        assert set(r["cv_ber"]) == set(r["seconds"]) == {"random"}
+        # The file holds what the run printed.
+        t, cv = r["test_ber"]["random"], r["cv_ber"]["random"]
+        assert f"heart seed={r['seed']} random: cv BER {cv:.2f} test BER {t:.2f}" in run.stdout
+        assert f"heart seed={r['seed']} logreg {r['test_ber']['logreg']:.2f}" in run.stdout
