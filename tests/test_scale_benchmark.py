@@ -43,6 +43,7 @@ def test_abandoned_and_journal_tables(capsys: pytest.CaptureFixture[str]) -> Non
     (journal,) = _table(out, "journal file")[1:]  # after the header
     assert journal[0] == "4" and journal[4] == "8" and journal[5] == "0"  # all done, no dup
     assert float(journal[6]) > float(journal[7]) > 0  # calls per trial: PSO writes its record
+    assert len(journal) == 10 and float(journal[8]) > 0 and float(journal[9]) > 0  # worker CPU
 
 
 @pytest.mark.slow
@@ -54,6 +55,7 @@ def test_grpc_proxy_table(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> 
     assert row[0] == "2" and row[4] == "8" and row[5] == "0"
     assert float(row[1]) > 0 and float(row[2]) > 0
     assert float(row[8]) > 0 and float(row[9]) > 0  # the proxy's CPU per trial, both samplers
+    assert len(row) == 12 and float(row[10]) > 0 and float(row[11]) > 0  # the workers' CPU
 
 
 def test_process_cpu_seconds_grows_with_work() -> None:

@@ -20,6 +20,11 @@ RandomSampler's in the same setting, measured in the same run, and as a ratio:
 
 Throughput is completed trials over the span from the first trial's start to the last
 trial's completion (worker start-up is not counted), so both samplers are timed alike.
+Each throughput row also gives the storage calls and the workers' CPU milliseconds per
+completed trial (``worker-ms``: everything the worker processes spend once their study is
+loaded: Optuna, the sampler, the storage client), and for ``grpc`` the proxy's CPU
+(``server-ms``); on a machine whose cores the workers share with the storage, these
+decide the throughput more than any wait.
 A service that is unreachable skips its scenario with a one-line reason.
 """
 
@@ -243,11 +248,12 @@ def abandoned_cost(
 
 def run_workers(
     spec: str, sampler: str, n_workers: int, n_trials: int, sleep: float, seed: int
-) -> tuple[float, int, int, float]:
-    """``(trials/s, completed, duplicated slots, storage calls per trial)`` of ``n_workers``.
+) -> tuple[float, int, int, float, float]:
+    """``(trials/s, completed, duplicated slots, storage calls per trial, worker CPU ms per
+    trial)`` of ``n_workers``.
 
-    The storage calls are those of the workers once their study is loaded (see
-    :class:`Meter`), summed over the workers, per completed trial.
+    The storage calls and the CPU time are those of the workers once their study is loaded
+    (see :class:`Meter`), summed over the workers, per completed trial.
     """
     name = f"i8h_scale_{_label(sampler)}_{uuid.uuid4().hex[:10]}"
     meter_dir = tempfile.gettempdir()
@@ -280,13 +286,16 @@ def run_workers(
     done = sum(t.state == TrialState.COMPLETE for t in trials)
     if not spec.startswith("journal:"):
         optuna.delete_study(study_name=name, storage=storage)
-    calls = 0
+    calls, cpu_s = 0, 0.0
     for i in range(n_workers):
         path = f"{meter_dir}/{name}-{i}.calls"
         with open(path) as f:
-            calls += int(f.read())
+            n_calls, spent = f.read().split()
+        calls += int(n_calls)
+        cpu_s += float(spent)
         os.remove(path)
-    return throughput(trials), done, dup, calls / max(done, 1)
+    per = 1 / max(done, 1)
+    return throughput(trials), done, dup, calls * per, 1000 * cpu_s * per
 
 
 def _label(sampler: str) -> str:
@@ -325,6 +334,7 @@ def worker(argv: Sequence[str]) -> None:
         study_name=name, storage=storage, sampler=build_sampler(sampler, int(seed), int(n))
     )
     meter.reset()
+    cpu_start = time.process_time()
 
     def objective(trial: optuna.Trial) -> float:
         value = suggest(trial)
@@ -334,7 +344,7 @@ def worker(argv: Sequence[str]) -> None:
     study.optimize(objective, n_trials=int(n))
     if calls_file is not None:
         with open(calls_file, "w") as f:
-            f.write(str(meter.calls))
+            f.write(f"{meter.calls} {time.process_time() - cpu_start}")
 
 
 # --------------------------------------------------------------------------- scenarios
@@ -398,6 +408,8 @@ def _throughput_rows(
     if server_pid is not None:
         note += "; server-ms: the storage server's CPU milliseconds per completed trial"
         head += ["server-ms", "server-rand"]
+    note += "; worker-ms: the workers' CPU milliseconds per completed trial (all of it)"
+    head += ["worker-ms", "worker-rand"]
     print(note)
     _row(*head)
     for n in workers:
@@ -410,11 +422,14 @@ def _throughput_rows(
                 if server_pid is not None:
                     spent = process_cpu_seconds(server_pid) - before
                     server_ms[name] = 1000 * spent / max(got[name][1], 1)
-            (ours, done, dup, calls), (rand, _, _, calls_rand) = got[args.sampler], got["random"]
+            (ours, done, dup, calls, cpu), (rand, _, _, calls_rand, cpu_rand) = (
+                got[args.sampler],
+                got["random"],
+            )
             cols: list[object] = [n, ours, rand, ours / rand, done, dup, calls, calls_rand]
             if server_pid is not None:
                 cols += [server_ms[args.sampler], server_ms["random"]]
-            _row(*cols)
+            _row(*cols, cpu, cpu_rand)
 
 
 def process_cpu_seconds(pid: int) -> float:
