@@ -28,6 +28,7 @@ import re
 import signal
 import sys
 from typing import Any
+import warnings
 
 from optuna_psms.cli._common import CLASSIFIER_NAMES
 from optuna_psms.cli._common import comma_list
@@ -262,7 +263,9 @@ def _open_storage(url: str) -> Any:
     from optuna_psms.storages import StorageURLError
 
     try:
-        return open_storage(url)
+        with warnings.catch_warnings():  # Optuna's "experimental" notes of grpc:// and redis://
+            warnings.filterwarnings("ignore", message=r".* is experimental")
+            return open_storage(url)
     except (StorageURLError, MissingDriverError) as exc:
         raise UserError(str(exc)) from None
     except Exception as exc:  # connection refused, bad credentials, unreadable file
