@@ -108,7 +108,13 @@ def register(sub: Any) -> None:
     sel.add_argument(
         "--n-trials", type=int, default=50, metavar="N", help="trials of this worker (default: 50)"
     )
-    sel.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds")
+    sel.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="start no new trial of this worker after S seconds (default: none)",
+    )
     sel.add_argument(
         "--trial-timeout",
         type=float,
@@ -124,7 +130,7 @@ def register(sub: Any) -> None:
         type=int,
         default=0,
         metavar="K",
-        help="after the search, re-evaluate the K best pipelines by --reselect-cv-fold CV "
+        help="after the search, re-evaluate the K best pipelines by a --reselect-cv-fold CV "
         "and refit the lowest (default: 0, off: refit the best search value)",
     )
     sel.add_argument(
@@ -192,7 +198,13 @@ def register(sub: Any) -> None:
         help="seed of the split, folds and sampler (default: derived from the study name, "
         "stored in the study)",
     )
-    sel.add_argument("--n-jobs", type=int, default=1, metavar="N", help="parallel trials")
+    sel.add_argument(
+        "--n-jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="trials run at once in this process (Optuna's threads; -1: one per CPU; default: 1)",
+    )
     sel.add_argument(
         "--output",
         default=None,
