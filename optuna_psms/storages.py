@@ -44,6 +44,10 @@ __all__ = [
 #: File suffixes read as journal files when a bare path is given.
 JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
 
+#: Seconds :func:`open_storage` waits for a ``grpc://`` proxy to answer (a worker started
+#: with its proxy waits for it; a wrong address fails after this, with one line).
+GRPC_READY_TIMEOUT = 10.0
+
 #: One line for ``--help``: the accepted URL forms.
 URL_FORMS = (
     "sqlite:///FILE.db, postgresql://USER:PW@HOST/DB, mysql://USER:PW@HOST/DB, "
@@ -213,6 +217,8 @@ def open_storage(
         StorageURLError: Unknown or malformed URL.
         MissingDriverError: The storage's driver is not installed (the message names the
             extra).
+        ConnectionError: No gRPC storage proxy answered a ``grpc://`` URL within
+            :data:`GRPC_READY_TIMEOUT` seconds.
 
     Example:
 
@@ -264,7 +270,17 @@ def open_storage(
             raise StorageURLError(f"malformed gRPC storage URL {url!r}; use grpc://HOST:PORT")
         if not (_has("grpc") and _has("google.protobuf")):
             raise _missing("a gRPC storage proxy", "grpc", "grpcio and protobuf")
-        return optuna.storages.GrpcStorageProxy(host=match.group(1), port=int(match.group(2)))
+        host, port = match.group(1), int(match.group(2))
+        proxy = optuna.storages.GrpcStorageProxy(host=host, port=port)
+        try:  # fail here, in one line, rather than with a gRPC traceback at the first call
+            if hasattr(proxy, "wait_server_ready"):  # every Optuna with the proxy, to be safe
+                proxy.wait_server_ready(timeout=GRPC_READY_TIMEOUT)
+        except ConnectionError:
+            raise ConnectionError(
+                f"no gRPC storage proxy answered at {host}:{port} within "
+                f"{GRPC_READY_TIMEOUT:g} s (is run_grpc_proxy_server running there?)"
+            ) from None
+        return proxy
     shown = hide_password(url)
     if scheme:
         raise StorageURLError(

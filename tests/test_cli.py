@@ -462,6 +462,24 @@ def test_missing_storage_driver_is_one_line(tmp_path: Any, capsys: Any, monkeypa
     assert "pip install 'optuna-psms[postgresql]'" in err
 
 
+def test_unreachable_grpc_proxy_is_one_line(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
+    """No proxy at the address: one line naming it, not a gRPC traceback at the first call."""
+    import socket
+
+    from optuna_psms import storages
+
+    pytest.importorskip("grpc")
+    monkeypatch.setattr(storages, "GRPC_READY_TIMEOUT", 0.5)
+    with socket.socket() as sock:  # a port nothing listens on once this socket is closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    _write_csv(tmp_path / "data.csv")
+    argv = _select_argv(tmp_path, "--n-trials", "1", "--storage", f"grpc://127.0.0.1:{port}")
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"no gRPC storage proxy answered at 127.0.0.1:{port} within 0.5 s" in err
+
+
 def test_no_holdout_and_default_seed_from_the_study_name(tmp_path: Any, capsys: Any) -> None:
     from optuna_psms.cli.select import name_seed
 

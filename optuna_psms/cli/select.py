@@ -28,6 +28,7 @@ import re
 import signal
 import sys
 from typing import Any
+import warnings
 
 from optuna_psms.cli._common import CLASSIFIER_NAMES
 from optuna_psms.cli._common import comma_list
@@ -107,7 +108,13 @@ def register(sub: Any) -> None:
     sel.add_argument(
         "--n-trials", type=int, default=50, metavar="N", help="trials of this worker (default: 50)"
     )
-    sel.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds")
+    sel.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="start no new trial of this worker after S seconds (default: none)",
+    )
     sel.add_argument(
         "--trial-timeout",
         type=float,
@@ -123,7 +130,7 @@ def register(sub: Any) -> None:
         type=int,
         default=0,
         metavar="K",
-        help="after the search, re-evaluate the K best pipelines by --reselect-cv-fold CV "
+        help="after the search, re-evaluate the K best pipelines by a --reselect-cv-fold CV "
         "and refit the lowest (default: 0, off: refit the best search value)",
     )
     sel.add_argument(
@@ -191,7 +198,13 @@ def register(sub: Any) -> None:
         help="seed of the split, folds and sampler (default: derived from the study name, "
         "stored in the study)",
     )
-    sel.add_argument("--n-jobs", type=int, default=1, metavar="N", help="parallel trials")
+    sel.add_argument(
+        "--n-jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="trials run at once in this process (Optuna's threads; -1: one per CPU; default: 1)",
+    )
     sel.add_argument(
         "--output",
         default=None,
@@ -262,7 +275,9 @@ def _open_storage(url: str) -> Any:
     from optuna_psms.storages import StorageURLError
 
     try:
-        return open_storage(url)
+        with warnings.catch_warnings():  # Optuna's "experimental" notes of grpc:// and redis://
+            warnings.filterwarnings("ignore", message=r".* is experimental")
+            return open_storage(url)
     except (StorageURLError, MissingDriverError) as exc:
         raise UserError(str(exc)) from None
     except Exception as exc:  # connection refused, bad credentials, unreadable file
