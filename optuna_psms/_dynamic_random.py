@@ -66,7 +66,8 @@ class DynamicRandomSampler(PopulationSampler):
     number falls in; enqueued trials keep their slot with the enqueued values. Storage,
     reproducibility, conditional and new parameters follow
     :class:`~optuna_psms.PopulationSampler`. Each trial carries the user attrs
-    ``psms:batch`` and ``psms:sample`` (``record_user_attrs=False`` turns them off).
+    ``psms:batch`` and ``psms:sample`` (``record_user_attrs=False`` turns them off;
+    by default they are not written through the gRPC storage proxy).
 
     Example:
 
@@ -101,7 +102,8 @@ class DynamicRandomSampler(PopulationSampler):
             (or ``ceil(budget / batch_size)`` batches of a given ``batch_size``); passing both
             ``budget`` and ``n_batches`` is an error.
         seed: Seed of every random draw (with the trial number).
-        record_user_attrs: Write ``psms:batch`` and ``psms:sample`` user attrs.
+        record_user_attrs: Write ``psms:batch`` and ``psms:sample`` user attrs;
+            ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
 
     algorithm = "drs"
@@ -118,7 +120,7 @@ class DynamicRandomSampler(PopulationSampler):
         on_converged: str = "restart",
         budget: int | None = None,
         seed: int | None = None,
-        record_user_attrs: bool = True,
+        record_user_attrs: bool | None = None,
     ) -> None:
         budget = optional_integer("budget", budget, 2)
         if budget is not None and n_batches != "auto":

@@ -102,7 +102,8 @@ class UMDASampler(PopulationSampler):
 
     Storage, reproducibility, conditional and new parameters follow
     :class:`~optuna_psms.PopulationSampler`. Each trial carries the user attrs
-    ``psms:generation`` and ``psms:sample`` (``record_user_attrs=False`` turns them off).
+    ``psms:generation`` and ``psms:sample`` (``record_user_attrs=False`` turns them off;
+    by default they are not written through the gRPC storage proxy).
 
     Example:
 
@@ -145,7 +146,8 @@ class UMDASampler(PopulationSampler):
         on_converged: ``"restart"`` (default) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
-        record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs.
+        record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs;
+            ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
 
     algorithm = "umda"
@@ -164,7 +166,7 @@ class UMDASampler(PopulationSampler):
         on_converged: str = "restart",
         budget: int | None = None,
         seed: int | None = None,
-        record_user_attrs: bool = True,
+        record_user_attrs: bool | None = None,
     ) -> None:
         size, generations = _layout(population_size, n_generations, budget)
         self._settings = UMDASettings(
@@ -214,7 +216,8 @@ class BUMDASampler(PopulationSampler):
 
     Storage, reproducibility, conditional and new parameters follow
     :class:`~optuna_psms.PopulationSampler`. Each trial carries the user attrs
-    ``psms:generation`` and ``psms:sample`` (``record_user_attrs=False`` turns them off).
+    ``psms:generation`` and ``psms:sample`` (``record_user_attrs=False`` turns them off;
+    by default they are not written through the gRPC storage proxy).
 
     Example:
 
@@ -247,7 +250,8 @@ class BUMDASampler(PopulationSampler):
         on_converged: ``"restart"`` (default) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
-        record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs.
+        record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs;
+            ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
 
     algorithm = "bumda"
@@ -264,7 +268,7 @@ class BUMDASampler(PopulationSampler):
         on_converged: str = "restart",
         budget: int | None = None,
         seed: int | None = None,
-        record_user_attrs: bool = True,
+        record_user_attrs: bool | None = None,
     ) -> None:
         size, generations = _layout(population_size, n_generations, budget)
         self._settings = BUMDASettings(

@@ -112,7 +112,8 @@ class FocusedGridSampler(PopulationSampler):
         stuck: AFGS ``S`` (``>= 1``); ``None`` means ``max(3, 2 M)``, the size of a grid
             point's neighbourhood.
         seed: Seed of every random draw (with the trial number).
-        record_user_attrs: Write ``psms:*`` user attrs.
+        record_user_attrs: Write ``psms:*`` user attrs;
+            ``None``: on, except through the gRPC storage proxy (a call per attribute there).
         on_converged: ``"restart"`` or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None`` (the
             paper's settings). With a budget, a run's levels are laid over it once the
@@ -137,7 +138,7 @@ class FocusedGridSampler(PopulationSampler):
         initial_temperature: float = 0.8,
         stuck: int | None = None,
         seed: int | None = None,
-        record_user_attrs: bool = True,
+        record_user_attrs: bool | None = None,
         on_converged: str = "restart",
         budget: int | None = None,
     ) -> None:

@@ -55,7 +55,8 @@ class PatternSearchSampler(PopulationSampler):
 
     Storage, reproducibility, conditional and new parameters and enqueued trials follow
     :class:`~optuna_psms.PopulationSampler`. Each trial carries the user attrs ``psms:sweep``,
-    ``psms:point`` and ``psms:step`` (``record_user_attrs=False`` turns them off).
+    ``psms:point`` and ``psms:step`` (``record_user_attrs=False`` turns them off;
+    by default they are not written through the gRPC storage proxy).
 
     Example:
 
@@ -83,7 +84,8 @@ class PatternSearchSampler(PopulationSampler):
         step_rule: ``"on_failure"`` (halve after a sweep without improvement) or
             ``"always"`` (halve after every sweep).
         seed: Seed of every random draw (with the trial number).
-        record_user_attrs: Write ``psms:*`` user attrs.
+        record_user_attrs: Write ``psms:*`` user attrs;
+            ``None``: on, except through the gRPC storage proxy (a call per attribute there).
         on_converged: ``"restart"`` (a new run from a new random centre) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``. Accepted
             for a uniform API and validated; it changes nothing: pattern search has no
@@ -101,7 +103,7 @@ class PatternSearchSampler(PopulationSampler):
         resolution: float = 1e-4,
         step_rule: str = "on_failure",
         seed: int | None = None,
-        record_user_attrs: bool = True,
+        record_user_attrs: bool | None = None,
         on_converged: str = "restart",
         budget: int | None = None,
     ) -> None:

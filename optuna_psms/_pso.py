@@ -83,7 +83,8 @@ class PSOSampler(PopulationSampler):
 
     Storage, reproducibility, conditional and new parameters, concurrency and enqueued
     trials follow :class:`~optuna_psms._adapter.PopulationSampler`. Each trial carries the user
-    attrs ``psms:particle`` and ``psms:iteration`` (``record_user_attrs=False`` turns them off).
+    attrs ``psms:particle`` and ``psms:iteration`` (``record_user_attrs=False`` turns them off;
+    by default they are not written through the gRPC storage proxy).
 
     Example:
 
@@ -118,7 +119,8 @@ class PSOSampler(PopulationSampler):
         boundary: ``"damping"``, ``"reflect"``, ``"random"`` or ``"absorb"``.
         budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
-        record_user_attrs: Write ``psms:particle`` and ``psms:iteration`` user attrs.
+        record_user_attrs: Write ``psms:particle`` and ``psms:iteration`` user attrs;
+            ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
 
     algorithm = "pso"
@@ -137,7 +139,7 @@ class PSOSampler(PopulationSampler):
         boundary: str = "damping",
         budget: int | None = None,
         seed: int | None = None,
-        record_user_attrs: bool = True,
+        record_user_attrs: bool | None = None,
     ) -> None:
         budget = optional_integer("budget", budget, 1)
         swarm_size, topology = _swarm_defaults(budget, swarm_size, topology)

@@ -46,6 +46,8 @@ NOTE_HEADING = "## optuna-psms:"
 
 _COMMON = (
     "Each trial's full sampler state is a JSON record in its system attrs (`psms:rec`). "
+    "Through Optuna's gRPC storage proxy the per-trial `psms:*` user attrs above are not "
+    "written unless the sampler has `record_user_attrs=True` (each costs a call there). "
     "A restarted run sets `psms:run` on its trials; the trial that detected convergence "
     "carries `psms:converged_run`, `psms:run_trials` and `psms:pfc` (share of the run's "
     "nominal budget used). The study user attrs `psms:sampler`, `psms:settings` and "

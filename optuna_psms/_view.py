@@ -133,8 +133,8 @@ class StudyView:
             else:
                 self.pending[trial.number] = _compat.trial_id(trial)
             for name, dist in trial.distributions.items():
-                if dist.single():
-                    continue
+                if self.dist_number.get(name, -1) == trial.number or dist.single():
+                    continue  # read from this very trial before (it cannot change), or fixed
                 if name not in self.dists:
                     new_names = True
                 if self.dist_number.get(name, -1) <= trial.number:
@@ -188,8 +188,9 @@ class StudyView:
                     self.records[parsed.number] = running
                     continue
             if running is not None and running.ours and not running.finished:
-                # Same record, now finished: its arrays are already aligned.
-                self.tell(parsed, running.with_loss(parsed.loss))
+                # Same record, now finished: its arrays are already aligned and the
+                # strategy checked it when it was told as running.
+                self.tell(parsed, running.with_loss(parsed.loss), checked=True)
             else:
                 self.tell(parsed)
 
@@ -373,8 +374,12 @@ class StudyView:
             reason,
         )
 
-    def tell(self, parsed: Parsed, record: Record | None = None) -> None:
-        """Tell trial ``parsed`` to the strategy of its run (``record``: already aligned)."""
+    def tell(self, parsed: Parsed, record: Record | None = None, checked: bool = False) -> None:
+        """Tell trial ``parsed`` to the strategy of its run.
+
+        ``record``: already aligned; ``checked``: it passed the strategy's check already (a
+        running record told again with its loss).
+        """
         if record is None:
             record = self._record(parsed)
         if parsed.rec is not None:
@@ -382,7 +387,7 @@ class StudyView:
         else:
             run = self.runs.run_of(parsed.number)
         strategy = self.strategy(run)
-        if record.ours:
+        if record.ours and not checked:
             # What the record says must also make sense to the algorithm (a particle of the
             # swarm, a level of the grid, ...); if it does not, the trial is a foreign one.
             try:

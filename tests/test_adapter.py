@@ -589,3 +589,41 @@ def test_a_changed_range_is_announced_to_the_strategy_and_a_new_parameter_rebuil
     assert rebuilt is not first and not hasattr(rebuilt.inner, "changes")  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="space_changed"):
         rebuilt.space_changed(rebuilt.dims[:1])
+
+
+def test_display_attrs_are_off_by_default_only_through_the_grpc_proxy(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Through the proxy each attribute is a call and a transaction: by default only the
+    record is written there (one INFO line says so); True writes the display attrs anyway,
+    and on other storages the default writes them."""
+    if not hasattr(optuna.storages, "GrpcStorageProxy"):
+        pytest.skip("Optuna < 4.2 has no gRPC storage proxy")
+    pytest.importorskip("grpc")
+    from optuna_psms import _adapter
+    from optuna_psms import PSOSampler
+    from optuna_psms.benchmarks import scale
+
+    def display(study: optuna.Study) -> list[set[str]]:
+        study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
+        assert all(_records.present(t.system_attrs) for t in study.trials)
+        return [{k for k in t.user_attrs if k.startswith("psms:")} for t in study.trials]
+
+    shown = {"psms:particle", "psms:iteration"}
+    assert display(optuna.create_study(sampler=PSOSampler(seed=0))) == [shown] * 3
+    _adapter._auto_reported.discard("PSOSampler")
+    with scale.grpc_proxy(f"sqlite:///{tmp_path}/proxy.db") as spec:
+        storage: Any = scale.open_storage(spec)
+        optuna.logging.enable_propagation()
+        try:
+            with caplog.at_level("INFO", logger="optuna_psms._adapter"):
+                default = display(optuna.create_study(storage=storage, sampler=PSOSampler()))
+        finally:
+            optuna.logging.disable_propagation()
+        forced = PSOSampler(record_user_attrs=True)
+        assert display(optuna.create_study(storage=storage, sampler=forced)) == [shown] * 3
+    assert default == [set()] * 3
+    notes = [r.getMessage() for r in caplog.records if "display attrs" in r.getMessage()]
+    assert len(notes) == 1 and "record_user_attrs=True" in notes[0]
+    with pytest.raises(ValueError, match="record_user_attrs must be True, False or None"):
+        PSOSampler(record_user_attrs="yes")  # type: ignore[arg-type]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
 import time
 from typing import Any
 
+import optuna
 import pytest
 
 from optuna_psms.benchmarks import scale
@@ -83,3 +86,28 @@ def test_sampler_spec_takes_keyword_arguments_and_refuses_bad_names(
             scale.main(["--sampler", bad, "--scenarios", "journal"])
         assert exit_info.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def test_worker_imports_an_objectives_libraries_and_freezes_the_heap(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A throughput worker can stand for a real objective's process: it imports the modules
+    # given (a heap to scan at each full garbage collection) and can gc.freeze() after them.
+    (tmp_path / "psms_probe_objective_lib.py").write_text("LOADED = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = f"sqlite:///{tmp_path}/w.db"
+    optuna.create_study(study_name="w", storage=spec)
+    calls = tmp_path / "w.calls"
+    assert "psms_probe_objective_lib" not in sys.modules
+    try:
+        scale.worker(
+            [spec, "w", "pso", "3", "0", "0", str(calls)]
+            + ["--import=psms_probe_objective_lib", "--gc-freeze"]
+        )
+        assert "psms_probe_objective_lib" in sys.modules
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        sys.modules.pop("psms_probe_objective_lib", None)
+    assert len(optuna.load_study(study_name="w", storage=spec).trials) == 3
+    assert calls.read_text().split()[0].isdigit()

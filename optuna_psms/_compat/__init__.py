@@ -185,6 +185,12 @@ def fetch_changed_trials(
     return out
 
 
+def attrs_cost_a_call_each(study: Study) -> bool:
+    """Whether each trial attribute written is its own remote call (Optuna's gRPC storage
+    proxy, which has no batch write; :func:`set_attrs` batches on the other storages)."""
+    return _is_grpc_proxy(storage_of(study)[0])
+
+
 def _heartbeat_on(storage: BaseStorage) -> bool:
     """Whether Optuna's heartbeat (and with it, heartbeat retries) runs on ``storage``."""
     return isinstance(storage, BaseHeartbeat) and storage.get_heartbeat_interval() is not None

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from collections.abc import Sequence
+import gc
 import importlib
 import importlib.util
 import os
@@ -247,14 +248,24 @@ def abandoned_cost(
 
 
 def run_workers(
-    spec: str, sampler: str, n_workers: int, n_trials: int, sleep: float, seed: int
+    spec: str,
+    sampler: str,
+    n_workers: int,
+    n_trials: int,
+    sleep: float,
+    seed: int,
+    imports: Sequence[str] = (),
+    gc_freeze: bool = False,
 ) -> tuple[float, int, int, float, float]:
     """``(trials/s, completed, duplicated slots, storage calls per trial, worker CPU ms per
     trial)`` of ``n_workers``.
 
     The storage calls and the CPU time are those of the workers once their study is loaded
-    (see :class:`Meter`), summed over the workers, per completed trial.
+    (see :class:`Meter`), summed over the workers, per completed trial. Each worker first
+    imports ``imports`` (as an objective's libraries would be) and, with ``gc_freeze``, then
+    calls :func:`gc.freeze`.
     """
+    extras = [f"--import={m}" for m in imports] + (["--gc-freeze"] if gc_freeze else [])
     name = f"i8h_scale_{_label(sampler)}_{uuid.uuid4().hex[:10]}"
     meter_dir = tempfile.gettempdir()
     storage = open_storage(spec)
@@ -274,6 +285,7 @@ def run_workers(
                 str(sleep),
                 str(seed),
                 f"{meter_dir}/{name}-{i}.calls",
+                *extras,
             ]
         )
         for i in range(n_workers)
@@ -320,13 +332,17 @@ def sampler_spec(text: str) -> str:
 def worker(argv: Sequence[str]) -> None:
     spec, name, sampler, n, sleep, seed = argv[:6]
     calls_file = argv[6] if len(argv) > 6 else None  # where to write the storage call count
+    extras = argv[7:]  # --import=MODULE (an objective's libraries), --gc-freeze
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    # Start-up, not counted: a population sampler's first ask writes the study note through
-    # optuna-dashboard when it is installed, whose import (scikit-learn, SciPy) takes 1-6 s
-    # on a loaded 2-core machine; done here, inside the timed span it would stall one trial
-    # of every worker (docs/deployment.md).
-    if importlib.util.find_spec("optuna_dashboard") is not None:
-        importlib.import_module("optuna_dashboard")
+    # Start-up, not counted: what a real objective would import. The sampler itself no longer
+    # imports optuna-dashboard (only its note module), so a worker that imports nothing holds
+    # a small heap; one that imports scikit-learn and SciPy holds ~190,000 objects, which
+    # every full garbage collection scans (docs/deployment.md).
+    for extra in extras:
+        if extra.startswith("--import="):
+            importlib.import_module(extra.partition("=")[2])
+    if "--gc-freeze" in extras:
+        gc.freeze()  # what docs/deployment.md recommends after a worker's imports
     storage = open_storage(spec)
     meter = Meter()
     meter.wrap_storage(storage)
@@ -418,7 +434,16 @@ def _throughput_rows(
             got, server_ms = {}, {}
             for name in order:
                 before = process_cpu_seconds(server_pid) if server_pid is not None else 0.0
-                got[name] = run_workers(spec, name, n, args.trials, sleep, args.seed)
+                got[name] = run_workers(
+                    spec,
+                    name,
+                    n,
+                    args.trials,
+                    sleep,
+                    args.seed,
+                    args.worker_import,
+                    args.gc_freeze,
+                )
                 if server_pid is not None:
                     spent = process_cpu_seconds(server_pid) - before
                     server_ms[name] = 1000 * spent / max(got[name][1], 1)
@@ -542,6 +567,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--postgres", default=os.environ.get("OPTUNA_PSMS_POSTGRES", POSTGRES))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=1, help="throughput rows per setting")
+    parser.add_argument(
+        "--worker-import",
+        nargs="+",
+        default=[],
+        metavar="MODULE",
+        help="modules each throughput worker imports before its study, as an objective's "
+        "libraries would (e.g. sklearn: a heap of ~190,000 objects); default: none",
+    )
+    parser.add_argument(
+        "--gc-freeze",
+        action="store_true",
+        help="each throughput worker calls gc.freeze() after its imports",
+    )
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     print(f"sampler {args.sampler} against random; optuna {optuna.__version__}")
