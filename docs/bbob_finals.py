@@ -3,9 +3,9 @@
 ``python -m optuna_psms.benchmarks.bbob --json`` saves every run's whole best-so-far trace
 (about 10 KB per run at 1,000 trials). The table needs only each run's final value, the
 wall and centre shares; this script merges several such files (same rules as
-``--from-json``: dimension, trials, seeds and instances must agree) and keeps, per run, the
-trace's last value only. ``--from-json`` reads the result like any saved run; plots need the
-whole traces. Run::
+``--from-json``: dimension, trials and instances must agree, seeds are united) and keeps,
+per run, the trace's last value only. ``--from-json`` reads the result like any saved run;
+plots need the whole traces. Run::
 
     python docs/bbob_finals.py docs/data/bbob10_finals.json a.json b.json ...
 """

@@ -229,3 +229,39 @@ def test_finals_script_keeps_the_table_and_cuts_the_traces(
     assert all(len(run["trace"]) == 1 for run in saved["runs"])
     bbob.main(["--from-json", str(out)])
     assert capsys.readouterr().out == full
+
+
+def test_first_seed_runs_merge_into_the_run_of_all_seeds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seeded runs are reproducible, so seed 0 and seed 1 run apart and merged give the table
+    # of one two-seed run; runs of other trials (or dimension, instances) are refused.
+    common = ["--samplers", "random", "pso", "--functions", "1", "--dim", "2", "--trials", "10"]
+    whole, s0, s1, other = (tmp_path / f"{n}.json" for n in ("whole", "s0", "s1", "other"))
+    bbob.main(common + ["--seeds", "2", "--json", str(whole)])
+    bbob.main(common + ["--seeds", "1", "--json", str(s0)])
+    bbob.main(common + ["--seeds", "1", "--first-seed", "1", "--json", str(s1)])
+    capsys.readouterr()
+    assert json.loads(s1.read_text())["meta"]["seed_list"] == [1]
+    bbob.main(["--from-json", str(whole)])
+    expected = capsys.readouterr().out
+    assert "seeds 0-1," in expected
+    bbob.main(["--from-json", str(s0), str(s1)])
+    assert capsys.readouterr().out == expected
+    # A file saved before --first-seed existed ("seeds": N, no list) means seeds 0..N-1.
+    old = json.loads(s0.read_text())
+    del old["meta"]["seed_list"]
+    s0.write_text(json.dumps(old))
+    bbob.main(["--from-json", str(s1), str(s0)])
+    assert capsys.readouterr().out == expected
+    bbob.main(
+        ["--samplers", "random", "--functions", "1", "--dim", "2", "--trials", "11"]
+        + ["--seeds", "1", "--first-seed", "2", "--json", str(other)]
+    )
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        bbob.main(["--from-json", str(whole), str(other)])
+    assert "differs in trials" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bbob.main(common + ["--first-seed", "-1"])
+    assert "--first-seed must be >= 0" in capsys.readouterr().err

@@ -390,15 +390,31 @@ def _parse_ids(text: str) -> list[int]:
     return out
 
 
+def seed_list(meta: dict[str, Any]) -> list[int]:
+    """The seeds of a saved run's ``meta`` (files before ``--first-seed``: ``0 .. seeds-1``)."""
+    if "seed_list" in meta:
+        return [int(s) for s in meta["seed_list"]]
+    return list(range(int(meta["seeds"])))
+
+
+def _seeds_label(seeds: Sequence[int]) -> str:
+    """``0-2`` for consecutive seeds, else ``0, 2, 5``."""
+    seeds = sorted(seeds)
+    if seeds and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else str(seeds[0])
+    return ", ".join(map(str, seeds))
+
+
 def merge_saved(
     paths: Sequence[str], parser: argparse.ArgumentParser
 ) -> tuple[dict[str, Any], list[Any]]:
     """One run from several saved ones (seeded runs are identical across invocations).
 
-    The files must share dimension, trials, seeds and instances; their functions and
-    samplers are united (a sampler may then lack some functions: see :func:`summarize`); a
-    run saved in several files is taken from the last one. ``meta["files"]`` names the files
-    and ``meta["seconds"]`` sums their run times. A mismatch is a ``parser.error``.
+    The files must share dimension, trials and instances; their seeds, functions and
+    samplers are united (a file of seed 2 adds a third seed to a file of seeds 0-1; a sampler
+    may lack some functions: see :func:`summarize`); a run saved in several files is taken
+    from the last one. ``meta["seed_list"]`` lists the seeds, ``meta["files"]`` names the
+    files and ``meta["seconds"]`` sums their run times. A mismatch is a ``parser.error``.
     """
     meta: dict[str, Any] = {}
     runs: dict[tuple[str, int, int, int], Any] = {}
@@ -406,16 +422,19 @@ def merge_saved(
         with open(path) as fh:
             saved = json.load(fh)
         m = saved["meta"]
+        seeds = seed_list(m)
         if meta:
-            for key in ("dim", "trials", "seeds", "instances"):
+            for key in ("dim", "trials", "instances"):
                 if m[key] != meta[key]:
                     parser.error(f"--from-json: {path} differs in {key}")
+            meta["seed_list"] = sorted(set(meta["seed_list"]) | set(seeds))
+            meta["seeds"] = len(meta["seed_list"])
             meta["samplers"] += [s for s in m["samplers"] if s not in meta["samplers"]]
             meta["functions"] = sorted(set(meta["functions"]) | set(m["functions"]))
             meta["command"] += " + " + m["command"]
             meta["seconds"] = round(meta.get("seconds", 0) + m.get("seconds", 0), 1)
         else:
-            meta = dict(m, files=[])
+            meta = dict(m, files=[], seed_list=seeds)
         meta["files"].append(str(path).rsplit("/", 1)[-1])
         for run in saved["runs"]:
             runs[(run["sampler"], run["function"], run["instance"], run["seed"])] = run
@@ -439,7 +458,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--dim", type=positive_int, default=5)
     parser.add_argument("--trials", type=positive_int, default=200)
-    parser.add_argument("--seeds", type=positive_int, default=3, help="seeds 0 .. N-1")
+    parser.add_argument("--seeds", type=positive_int, default=3, help="N seeds (default 3)")
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="the seeds are K .. K+N-1 (default 0); e.g. --first-seed 2 --seeds 1 adds a third "
+        "seed to a run of seeds 0-1, merged with --from-json",
+    )
     parser.add_argument("--instances", default="1", help="instance indices, e.g. 1-5")
     parser.add_argument("--workers", type=positive_int, default=1)
     parser.add_argument("--json", default=None, help="save every run's trace here")
@@ -447,10 +473,13 @@ def main(argv: list[str] | None = None) -> None:
         "--from-json",
         nargs="*",
         default=None,
-        help="summarize saved runs instead (several files: merged; same settings required)",
+        help="summarize saved runs instead (several files: merged; same dimension, trials "
+        "and instances required, seeds are united)",
     )
     parser.add_argument("--plots", default=None, help="directory for ECDF/convergence PNGs")
     args = parser.parse_args(argv)
+    if args.first_seed < 0:
+        parser.error(f"--first-seed must be >= 0, got {args.first_seed}")
     if args.from_json:
         meta, runs = merge_saved(args.from_json, parser)
         samplers, functions = meta["samplers"], meta["functions"]
@@ -478,7 +507,7 @@ def main(argv: list[str] | None = None) -> None:
             for f in functions
             for i in instances
             for s in samplers
-            for seed in range(args.seeds)
+            for seed in range(args.first_seed, args.first_seed + args.seeds)
         ]
         start = time.perf_counter()
         with ProcessPoolExecutor(args.workers) as pool:
@@ -494,6 +523,7 @@ def main(argv: list[str] | None = None) -> None:
             "dim": args.dim,
             "trials": args.trials,
             "seeds": args.seeds,
+            "seed_list": list(range(args.first_seed, args.first_seed + args.seeds)),
             "instances": instances,
             "optuna": optuna.__version__,
             "seconds": round(time.perf_counter() - start, 1),
@@ -507,7 +537,8 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:
         parser.error(str(exc))
     print(
-        f"bbob, {meta['dim']} dimensions, {meta['trials']} trials, seeds 0-{meta['seeds'] - 1}, "
+        f"bbob, {meta['dim']} dimensions, {meta['trials']} trials, "
+        f"seeds {_seeds_label(seed_list(meta))}, "
         f"instances {meta['instances']} (optuna {meta['optuna']}): median final regret / "
         "RandomSampler's, per function; L: worse than random.\n"
     )
