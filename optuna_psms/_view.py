@@ -54,6 +54,8 @@ class Algorithm(Protocol):
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy: ...
 
+    def _make_run_strategy(self, dims: tuple[Dim, ...], run_start: int, run: int) -> Strategy: ...
+
     def _pad_vector(self, key: str, u: np.ndarray) -> np.ndarray: ...
 
 
@@ -301,7 +303,7 @@ class StudyView:
         if strategy is None:
             start = self.runs.starts.get(run, 0)
             numbering = self.numbering
-            inner = self.algorithm._make_strategy(self.dims, numbering.slot(start))
+            inner = self.algorithm._make_run_strategy(self.dims, numbering.slot(start), run)
             strategy = _runs.Renumbered(inner, numbering, start)
             self.strategies[run] = strategy
         return strategy
