@@ -190,13 +190,6 @@ class PopulationSampler(BaseSampler, abc.ABC):
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy:
         """A fresh strategy for a run over ``dims`` (one per coordinate) from ``run_start``."""
 
-    def _make_run_strategy(self, dims: tuple[Dim, ...], run_start: int, run: int) -> Strategy:
-        """The strategy of run ``run`` (``0, 1, ...``, read from the records).
-
-        Default: :meth:`_make_strategy`, the same for every run.
-        """
-        return self._make_strategy(dims, run_start)
-
     def _pad_vector(self, key: str, u: np.ndarray) -> np.ndarray:
         """Components of vector ``key`` a record lacks, from uniform draws ``u``.
 

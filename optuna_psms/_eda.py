@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any
 from typing import Literal
@@ -167,7 +166,6 @@ class UMDASampler(PopulationSampler):
         min_std: float = 0.0,
         elitism: bool = False,
         weights: str = "equal",
-        restart_growth: int = 1,
         on_converged: str = "restart",
         budget: int | None = None,
         seed: int | None = None,
@@ -184,17 +182,10 @@ class UMDASampler(PopulationSampler):
             elitism=elitism,
             weights=weights,
         )
-        self._growth = integer("restart_growth", restart_growth, 1)
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> UMDAStrategy:
         return UMDAStrategy(len(dims), run_start, settings=self._settings, dims=dims)
-
-    def _make_run_strategy(self, dims: tuple[Dim, ...], run_start: int, run: int) -> UMDAStrategy:
-        # IPOP: run r's population is population_size * restart_growth ** r.
-        size = self._settings.population_size * self._growth**run
-        settings = dataclasses.replace(self._settings, population_size=size)
-        return UMDAStrategy(len(dims), run_start, settings=settings, dims=dims)
 
 
 class BUMDASampler(PopulationSampler):

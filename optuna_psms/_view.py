@@ -54,8 +54,6 @@ class Algorithm(Protocol):
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy: ...
 
-    def _make_run_strategy(self, dims: tuple[Dim, ...], run_start: int, run: int) -> Strategy: ...
-
     def _pad_vector(self, key: str, u: np.ndarray) -> np.ndarray: ...
 
 
@@ -303,7 +301,7 @@ class StudyView:
         if strategy is None:
             start = self.runs.starts.get(run, 0)
             numbering = self.numbering
-            inner = self.algorithm._make_run_strategy(self.dims, numbering.slot(start), run)
+            inner = self.algorithm._make_strategy(self.dims, numbering.slot(start))
             strategy = _runs.Renumbered(inner, numbering, start)
             self.strategies[run] = strategy
         return strategy
