@@ -143,8 +143,6 @@ class UMDASampler(PopulationSampler):
             trials the previous model was fitted to ((mu + lambda) selection, reset at a
             restart); ``False`` (paper): from the previous generation only. Measured, not
             in the budget rule (same section).
-        weights: ``"equal"`` (paper, Eq. 4) or ``"boltzmann"``: fit the selected trials
-            with BUMDA's weights and estimator (Eq. 5). Measured, not in the budget rule.
         on_converged: ``"restart"`` (default) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``.
         seed: Seed of every random draw (with the trial number).
@@ -165,7 +163,6 @@ class UMDASampler(PopulationSampler):
         top_fraction: float = 0.25,
         min_std: float = 0.0,
         elitism: bool = False,
-        weights: str = "equal",
         on_converged: str = "restart",
         budget: int | None = None,
         seed: int | None = None,
@@ -180,7 +177,6 @@ class UMDASampler(PopulationSampler):
             top_fraction=top_fraction,
             min_std=min_std,
             elitism=elitism,
-            weights=weights,
         )
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
 

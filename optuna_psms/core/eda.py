@@ -230,9 +230,6 @@ class GaussianModel:
     selected: tuple[Record, ...] = ()
 
 
-#: How UMDA weighs its selected trials (see :class:`UMDASettings`).
-UMDA_WEIGHTS = ("equal", "boltzmann")
-
 #: The readings of the paper's stopping rule (see the module documentation).
 CONVERGENCE_ON = ("params", "values")
 
@@ -278,14 +275,10 @@ class UMDASettings(EDASettings):
         top_fraction: In ``(0, 1]`` (paper: 0.25).
         elitism: Fit each model to the best of the previous generation *and* the trials
             the previous model was fitted to (paper: ``False``, the previous generation only).
-        weights: ``"equal"`` (paper, Eq. 4) or ``"boltzmann"``: the selected trials'
-            mean and standard deviation with BUMDA's weights and estimator (Eq. 5,
-            :func:`bumda_fit` over the selection).
     """
 
     top_fraction: float = 0.25
     elitism: bool = False
-    weights: str = "equal"
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -293,7 +286,6 @@ class UMDASettings(EDASettings):
         object.__setattr__(self, "top_fraction", fraction)
         if not isinstance(self.elitism, bool):
             raise ValueError(f"elitism must be a bool, got {self.elitism!r}.")
-        object.__setattr__(self, "weights", choice("weights", self.weights, UMDA_WEIGHTS))
 
 
 #: BUMDA has exactly the settings every Gaussian EDA here shares.
@@ -382,7 +374,6 @@ class UMDAStrategy(_GaussianEDA):
         super().__init__(dim, run_start, settings=settings, dims=dims)
         self.top_fraction = settings.top_fraction
         self.elitism = settings.elitism
-        self.weights = settings.weights
 
     def fit(
         self, g: int, previous: GaussianModel, records: list[Record], usable: bool
@@ -399,10 +390,7 @@ class UMDAStrategy(_GaussianEDA):
         sel = rank_finite(losses)[: n_top(len(records), self.top_fraction)]
         if sel.size < 2:
             raise ValueError("UMDA needs at least two finished solutions with a finite loss.")
-        if self.weights == "boltzmann":
-            mean, std = bumda_fit(x[sel], losses[sel], float(np.max(losses[sel])))
-        else:
-            mean, std = x[sel].mean(axis=0), x[sel].std(axis=0, ddof=1)
+        mean, std = x[sel].mean(axis=0), x[sel].std(axis=0, ddof=1)
         std = np.maximum(std, self.settings.min_std)
         kept = tuple(population[i] for i in sel) if self.elitism else ()
         return GaussianModel(mean, std, g - 1, len(records), selected=kept)
