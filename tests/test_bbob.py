@@ -276,7 +276,8 @@ def test_seed_lottery_script_counts_losses_over_seed_subsets(
     import runpy
     import sys
 
-    finals = {("random", 1): [1, 1, 1, 1], ("a", 1): [0, 0, 2, 2]}
+    finals: dict[tuple[str, int], list[float]] = {("random", 1): [1.0] * 4}
+    finals[("a", 1)] = [0.0, 0.0, 2.0, 2.0]
     finals |= {("random", 2): [1, 1, 1, 1], ("a", 2): [0.5, 0.5, 0.5, 0.5]}
     runs = [
         {"sampler": s, "function": f, "instance": 1, "seed": k, "trace": [v]}
