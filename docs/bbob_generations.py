@@ -4,11 +4,11 @@ For each sampler and seed, the trials are cut into blocks of ``--block`` trials 
 generations of ``umda@budget``/``bumda@budget`` at 200 trials are 20 trials; DRS's batches
 are 40, so its blocks of 20 are half-batches), and per block the script prints the best
 regret of the block and the *spread* of the block's best 25% (the largest, over
-coordinates, standard deviation in the box's units, ``[-5, 5]``; a uniform block has about
-2.9). It then prints, over the seeds, the median best of the first and of the last block,
-the median spread of the last block, how many runs restarted (``psms:converged_run``) and
-the median final regret. Same objective and sampler names as
-``python -m optuna_psms.benchmarks.bbob``. Run::
+coordinates, standard deviation in the box's units, ``[-5, 5]``; random's blocks of 20 at
+5-D have about 3.5). It then prints, over the seeds, the median best of the first and of
+the last block, the median spread of the last block, how many runs restarted
+(``psms:converged_run``; the earliest such trial) and the median final regret. Same
+objective and sampler names as ``python -m optuna_psms.benchmarks.bbob``. Run::
 
     python docs/bbob_generations.py --function 16 --seeds 10 \\
         --samplers random umda@budget bumda@budget drs@budget
@@ -44,14 +44,15 @@ def main() -> None:
     n_top = max(2, math.ceil(0.25 * args.block))
     print(f"f{args.function}, {args.dim}-D, {args.trials} trials, blocks of {args.block}")
     for name in args.samplers:
-        first, last, spread, finals, restarted = [], [], [], [], 0
+        first, last, spread, finals, restarts = [], [], [], [], []
         for seed in range(args.seeds):
             study = optuna.create_study(sampler=build_sampler(name, seed, args.trials))
             study.optimize(objective, n_trials=args.trials)
             trials = study.trials
             values = np.array([t.value for t in trials], dtype=float)
             x = np.array([[t.params[n] for n in names] for t in trials], dtype=float)
-            restarted += any("psms:converged_run" in t.user_attrs for t in trials)
+            claims = [t.number for t in trials if "psms:converged_run" in t.user_attrs]
+            restarts.append(claims[0] if claims else -1)
             cells = []
             for b in range(blocks):
                 v, xb = values[b * args.block : (b + 1) * args.block], x[b * args.block :]
@@ -69,7 +70,9 @@ def main() -> None:
         print(
             f"{name}: median best of block 1 {statistics.median(first):.3g}, of block "
             f"{blocks} {statistics.median(last):.3g}; median spread of block {blocks} "
-            f"{statistics.median(spread):.2f}; runs with a restart {restarted}/{args.seeds}; "
+            f"{statistics.median(spread):.2f}; runs with a restart "
+            f"{sum(r >= 0 for r in restarts)}/{args.seeds} (first at trial "
+            f"{min((r for r in restarts if r >= 0), default='-')}); "
             f"median final regret {statistics.median(finals):.3g}"
         )
 
