@@ -265,3 +265,34 @@ def test_first_seed_runs_merge_into_the_run_of_all_seeds(
     with pytest.raises(SystemExit):
         bbob.main(common + ["--first-seed", "-1"])
     assert "--first-seed must be >= 0" in capsys.readouterr().err
+
+
+def test_seed_lottery_script_counts_losses_over_seed_subsets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/bbob_seed_lottery.py: on f1, sampler "a" ties random over 4 seeds (median 1.0 vs
+    # 1.0) but 2 of the 4 subsets of 3 seeds hold both of its bad seeds (2 and 3): a loss in
+    # half the 3-seed tables. On f2 it always wins.
+    import runpy
+    import sys
+
+    finals: dict[tuple[str, int], list[float]] = {("random", 1): [1.0] * 4}
+    finals[("a", 1)] = [0.0, 0.0, 2.0, 2.0]
+    finals |= {("random", 2): [1, 1, 1, 1], ("a", 2): [0.5, 0.5, 0.5, 0.5]}
+    runs = [
+        {"sampler": s, "function": f, "instance": 1, "seed": k, "trace": [v]}
+        for (s, f), values in finals.items()
+        for k, v in enumerate(values)
+    ]
+    meta = {"samplers": ["random", "a"], "functions": [1, 2], "dim": 2, "trials": 10}
+    meta |= {"seeds": 4, "instances": [1], "command": "test"}
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps({"meta": meta, "runs": runs}))
+    script = Path(__file__).parent.parent / "docs" / "bbob_seed_lottery.py"
+    monkeypatch.setattr(sys, "argv", ["bbob_seed_lottery.py", str(path), "--k", "3"])
+    runpy.run_path(str(script), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "4 subsets of 3 seeds" in out
+    assert "a: all 4 seeds 0.750, worse: none" in out
+    assert "expected losses 0.5, no loss in 50% of them" in out
+    assert "f1 0.50 (1.00)" in out and "f2 " not in out.split("per function")[1]
