@@ -210,7 +210,7 @@ def evaluate(
 
 
 #: Outer samplers (the paper's "parent algorithms") the command line can choose by name;
-#: SMAC, the paper's fourth parent, is not a dependency of this package.
+#: SMAC, the paper's fourth parent, is not a dependency of this package (see docs/meta_smac.py).
 OUTER_SAMPLERS = ("pso", "random", "tpe")
 
 
