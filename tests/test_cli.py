@@ -184,6 +184,16 @@ def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch
         (["--dataset", "sklearn:iris", "--cv", "60"], "fewer than the 60"),
         (["--dataset", "sklearn:iris", "--classifiers", "svm"], "unknown classifier 'svm'"),
         (["--csv", "one_class.csv", "--target", "y"], "single class"),
+        (
+            ["--csv", "unlabelled.csv", "--target", "y"],
+            "column 'y' of unlabelled.csv has 2 empty value(s) (line 3, 6); drop those rows "
+            "or fill in their labels",
+        ),
+        (
+            ["--csv", "words.csv", "--target", "y", "--task", "regression"],
+            "--task regression needs a numeric target; this one has values such as 'no': "
+            "use --task classification",
+        ),
     ],
 )
 def test_user_mistakes_give_one_line(
@@ -192,6 +202,12 @@ def test_user_mistakes_give_one_line(
     monkeypatch.chdir(tmp_path)
     pd.DataFrame({"a": [1, 2, 3, 4], "y": [0, 1, 0, 1]}).to_csv("data.csv", index=False)
     pd.DataFrame({"a": [1, 2, 3, 4], "y": [1, 1, 1, 1]}).to_csv("one_class.csv", index=False)
+    # 12 rows, two without a label (file lines 3 and 6): the split must not hide them.
+    unlabelled = pd.DataFrame(
+        {"a": range(12), "y": ["u", None, "v", "u", None] + ["u", "v"] * 3 + ["v"]}
+    )
+    unlabelled.to_csv("unlabelled.csv", index=False)
+    pd.DataFrame({"a": range(8), "y": ["no", "yes"] * 4}).to_csv("words.csv", index=False)
     code, out, err = _run(["select", *argv, "--n-trials", "1", "--no-progress-bar"], capsys)
     assert code == 2
     lines = err.strip().splitlines()

@@ -246,6 +246,50 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any, str]:
     return X, y, args.dataset
 
 
+def _check_target_complete(args: argparse.Namespace, y: Any, label: str) -> None:
+    """Refuse a target with missing values, naming the column and the first rows.
+
+    Checked before the split, so the message counts every row of the file (not only the
+    search rows) and points at lines a person can find in it.
+    """
+    import numpy as np
+    import pandas as pd
+
+    empty = np.flatnonzero(pd.isna(pd.Series(np.asarray(y, dtype=object))).to_numpy())
+    if empty.size == 0:
+        return
+    if args.csv is not None:
+        # Line numbers of the file: the header is line 1, row i is line i + 2.
+        lines = ", ".join(str(i + 2) for i in empty[:5]) + (", ..." if empty.size > 5 else "")
+        where = f"column {args.target!r} of {args.csv} has {empty.size} empty value(s) "
+        where += f"(line {lines})"
+    else:
+        where = f"the target of {label} has {empty.size} missing value(s)"
+    raise UserError(f"{where}; drop those rows or fill in their labels")
+
+
+def _check_target_numeric(y: Any) -> None:
+    """Refuse a non-numeric target for ``--task regression`` with the way out on the
+    command line (the estimator's own message names the Python class)."""
+    from optuna_psms.fms.target import _numeric_target
+
+    if _numeric_target(y) is not None:
+        return
+    import numpy as np
+    import pandas as pd
+
+    values = pd.Series(np.asarray(y, dtype=object))
+    failed = values[
+        pd.to_numeric(values, errors="coerce").isna()
+        | values.map(lambda v: isinstance(v, bool)).astype(bool)
+    ]
+    bad = failed.iloc[0] if len(failed) else values.iloc[0]
+    raise UserError(
+        f"--task regression needs a numeric target; this one has values such as {bad!r}: "
+        f"use --task classification"
+    )
+
+
 def _classifiers(args: argparse.Namespace, task: str) -> list[str]:
     from optuna_psms._extras import missing
 
@@ -495,6 +539,7 @@ def run(args: argparse.Namespace) -> int:
             f"unknown sampler {args.sampler!r}; choose one of {', '.join(SAMPLER_NAMES)}"
         )
     X, y, label = _load(args)
+    _check_target_complete(args, y, label)
     from optuna_psms.fms.metrics import check_metric
     from optuna_psms.fms.target import check_not_continuous
     from optuna_psms.fms.target import resolve_task
@@ -508,6 +553,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         chosen = f" (--task auto chose {task} for this target)" if args.task == "auto" else ""
         raise UserError(f"{str(exc).rstrip('.')}{chosen}") from None
+    if task == "regression":
+        _check_target_numeric(y)
     if task == "classification":
         try:
             check_not_continuous(y, max(int(args.cv), 2))
