@@ -367,6 +367,12 @@ def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
     line = next(s for s in out.splitlines() if s.startswith("held-out ber (20 rows"))
     held = float(line.rsplit(" ", 1)[1])
     assert 0.0 <= held <= 1.0
+    # The study keeps both numbers, so the dashboard (whose "Best Trial" is the CV value on
+    # the search rows) also shows the held-out one.
+    record = optuna.load_study(study_name="hp", storage=db).user_attrs["fms:held_out"]
+    assert record["trial"] == study.best_trial.number and record["rows"] == 20
+    assert record["metric"] == "ber" and f"{record['loss']:.4f}" == f"{held:.4f}"
+    assert record["cv_on_search_rows"] == study.best_value
     model = joblib.load(model_path)
     assert "refitted on all 80 rows" in out
     # The saved model reports the search's CV value (on the 60 search rows), the one printed,
