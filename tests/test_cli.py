@@ -654,6 +654,40 @@ def test_predict_drops_extra_columns_with_one_warning_line(tmp_path: Any, capsys
     assert "is missing 1 column(s)" in err and "--drop" not in err
 
 
+def test_predict_warns_about_values_the_model_cannot_read(tmp_path: Any, capsys: Any) -> None:
+    # Text in a numeric column becomes the training median and an unseen category none of
+    # the known ones: the predictions still come, but the person is told, one line each.
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"size": rng.normal(size=40), "colour": ["red", "blue"] * 20})
+    y = np.array(["a", "b"] * 20)
+    model = FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+    ).fit(X, y)
+    model_path = tmp_path / "m.joblib"
+    joblib.dump(model, model_path)
+    new = X.head(3).astype(object)
+    new.to_csv(tmp_path / "plain.csv", index=False)
+    new.loc[0, "size"] = "big"
+    new.loc[1, "colour"] = "green"
+    new.to_csv(tmp_path / "odd.csv", index=False)
+    argv = ["predict", "--model", str(model_path), "--csv"]
+    code, out, err = _run([*argv, str(tmp_path / "plain.csv")], capsys)
+    assert code == 0 and err == "", err
+    code, out, err = _run([*argv, str(tmp_path / "odd.csv")], capsys)
+    assert code == 0, err
+    median = float(np.median(X["size"]))
+    assert err.strip().splitlines() == [
+        "warning: column 'size': 1 value(s) that are not numbers (e.g. 'big'), taken as "
+        f"missing (replaced by the training median {median:.6g})",
+        "warning: column 'colour': 1 value(s) not seen in training (e.g. 'green'), encoded "
+        "as none of the known ones",
+    ]
+    assert len(out.split()) == 1 + 3
+
+
 def test_argument_type_error_is_one_line(capsys: Any) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["select", "--dataset", "sklearn:iris", "--n-trials", "ten"])
