@@ -190,6 +190,11 @@ def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch
             "or fill in their labels",
         ),
         (
+            ["--csv", "semicolons.csv", "--target", "y"],
+            "semicolons.csv reads as one column named 'a;y': it looks ';'-separated; "
+            "optuna-psms reads comma-separated files",
+        ),
+        (
             ["--csv", "words.csv", "--target", "y", "--task", "regression"],
             "--task regression needs a numeric target; this one has values such as 'no': "
             "use --task classification",
@@ -208,6 +213,9 @@ def test_user_mistakes_give_one_line(
     )
     unlabelled.to_csv("unlabelled.csv", index=False)
     pd.DataFrame({"a": range(8), "y": ["no", "yes"] * 4}).to_csv("words.csv", index=False)
+    pd.DataFrame({"a": [1, 2, 3, 4], "y": [0, 1, 0, 1]}).to_csv(
+        "semicolons.csv", sep=";", index=False
+    )
     code, out, err = _run(["select", *argv, "--n-trials", "1", "--no-progress-bar"], capsys)
     assert code == 2
     lines = err.strip().splitlines()

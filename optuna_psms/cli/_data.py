@@ -103,9 +103,20 @@ def read_csv(path: str) -> pd.DataFrame:
     if not os.path.isfile(path):
         raise UserError(f"CSV file not found: {path}")
     try:
-        return pd.read_csv(path)
+        frame = pd.read_csv(path)
     except Exception as exc:  # parser errors, encoding errors, empty files
         raise UserError(f"cannot read CSV file {path}: {exc}") from None
+    if frame.shape[1] == 1:
+        header = str(frame.columns[0])
+        found = [name for sep, name in ((";", "';'"), ("\t", "tab")) if sep in header]
+        if found:
+            # Read with commas, a ';'- or tab-separated file is one column named after the
+            # whole header line: say so instead of "column not found".
+            raise UserError(
+                f"{path} reads as one column named {header[:60]!r}: it looks "
+                f"{found[0]}-separated; optuna-psms reads comma-separated files"
+            )
+    return frame
 
 
 def load_csv(path: str, target: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
