@@ -704,3 +704,23 @@ def test_argument_type_error_is_one_line(capsys: Any) -> None:
         "optuna-psms select: error: argument --n-trials: invalid int value: 'ten' "
         "(see 'optuna-psms select --help')"
     ]
+
+
+def test_dataset_with_missing_labels_is_one_line(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    # Checked before the split, so the count is of every row, not of the search rows.
+    from optuna_psms.cli import _data
+
+    X = pd.DataFrame({"a": range(12)})
+    y = np.array(["u", None, "v", np.nan] + ["u", "v"] * 4, dtype=object)
+    monkeypatch.setattr(_data, "load_dataset", lambda name: (X, y))
+    db = f"sqlite:///{tmp_path}/s.db"
+    argv = ["select", "--dataset", "keel:x", "--n-trials", "1", "--storage", db]
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
+        "optuna-psms: error: the target of keel:x has 2 missing value(s); drop those rows "
+        "or fill in their labels"
+    ]
+    assert optuna.get_all_study_names(db) == []

@@ -123,13 +123,22 @@ def load_csv(path: str, target: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]
     """Read ``path`` and split it into features and the ``target`` column.
 
     Raises:
-        UserError: Missing or unreadable file, or unknown column.
+        UserError: Missing or unreadable file, unknown column, or a target column with
+            empty cells.
     """
     frame = read_csv(path)
     if target not in frame.columns:
         columns = ", ".join(map(str, frame.columns[:20]))
         more = " ..." if len(frame.columns) > 20 else ""
         raise UserError(f"column {target!r} not found in {path}; columns: {columns}{more}")
+    empty = [int(i) for i in frame.index[frame[target].isna()]]
+    if empty:
+        # Line numbers of the file: the header is line 1, row i is line i + 2.
+        lines = ", ".join(str(i + 2) for i in empty[:5]) + (", ..." if len(empty) > 5 else "")
+        raise UserError(
+            f"column {target!r} of {path} has {len(empty)} empty value(s) (line {lines}); "
+            f"drop those rows or fill in their labels"
+        )
     y = frame[target].to_numpy()
     return frame.drop(columns=[target]), y
 

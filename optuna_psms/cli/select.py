@@ -246,26 +246,19 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any, str]:
     return X, y, args.dataset
 
 
-def _check_target_complete(args: argparse.Namespace, y: Any, label: str) -> None:
-    """Refuse a target with missing values, naming the column and the first rows.
-
-    Checked before the split, so the message counts every row of the file (not only the
-    search rows) and points at lines a person can find in it.
-    """
+def _check_target_complete(y: Any, label: str) -> None:
+    """Refuse a bundled dataset's target with missing values before the split, so the
+    message counts every row (a CSV file's target is checked by ``load_csv``, which names
+    the lines)."""
     import numpy as np
     import pandas as pd
 
-    empty = np.flatnonzero(pd.isna(pd.Series(np.asarray(y, dtype=object))).to_numpy())
-    if empty.size == 0:
-        return
-    if args.csv is not None:
-        # Line numbers of the file: the header is line 1, row i is line i + 2.
-        lines = ", ".join(str(i + 2) for i in empty[:5]) + (", ..." if empty.size > 5 else "")
-        where = f"column {args.target!r} of {args.csv} has {empty.size} empty value(s) "
-        where += f"(line {lines})"
-    else:
-        where = f"the target of {label} has {empty.size} missing value(s)"
-    raise UserError(f"{where}; drop those rows or fill in their labels")
+    n_empty = int(pd.isna(pd.Series(np.asarray(y, dtype=object))).sum())
+    if n_empty:
+        raise UserError(
+            f"the target of {label} has {n_empty} missing value(s); drop those rows or fill "
+            f"in their labels"
+        )
 
 
 def _check_target_numeric(y: Any) -> None:
@@ -539,7 +532,7 @@ def run(args: argparse.Namespace) -> int:
             f"unknown sampler {args.sampler!r}; choose one of {', '.join(SAMPLER_NAMES)}"
         )
     X, y, label = _load(args)
-    _check_target_complete(args, y, label)
+    _check_target_complete(y, label)
     from optuna_psms.fms.metrics import check_metric
     from optuna_psms.fms.target import check_not_continuous
     from optuna_psms.fms.target import resolve_task
