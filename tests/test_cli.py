@@ -724,3 +724,31 @@ def test_dataset_with_missing_labels_is_one_line(
         "or fill in their labels"
     ]
     assert optuna.get_all_study_names(db) == []
+
+
+def test_slow_refit_is_announced(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
+    # After the search the progress bar sits at 100 % while the chosen pipeline is refitted
+    # on all rows; when its CV took long, a line says so (not for quick pipelines).
+    from optuna_psms.cli import select
+
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    argv = _select_argv(tmp_path, "--n-trials", "2", "--storage", db, "--study-name", "slow")
+    out_file = str(tmp_path / "m.joblib")
+    code, out, err = _run([*argv, "--output", out_file], capsys)
+    assert code == 0, err
+    assert "refitting" not in out
+    monkeypatch.setattr(select, "SLOW_REFIT_SECONDS", 0.0)
+    code, out, err = _run([*argv, "--n-trials", "1", "--output", out_file], capsys)
+    assert code == 0, err
+    study = optuna.load_study(study_name="slow", storage=db)
+    seconds = study.best_trial.user_attrs["fms:fit_time"]
+    line = (
+        f"  refitting trial {study.best_trial.number} on all 80 rows (its CV took "
+        f"{seconds:.0f} s in the search) ..."
+    )
+    lines = out.splitlines()
+    assert line in lines
+    assert lines.index(line) < next(
+        i for i, s in enumerate(lines) if s.startswith("Model refitted")
+    )

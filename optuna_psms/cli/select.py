@@ -52,6 +52,9 @@ DEFAULT_STORAGE = "sqlite:///psms.db"
 DEFAULT_OUTPUT = "psms_model.joblib"
 #: Study user attribute holding the settings every worker of the study must share.
 SETTINGS_KEY = "psms:cli"
+# A chosen pipeline whose CV in the search took at least this many seconds gets a line before
+# each refit after the search: with the progress bar at 100 %, minutes of silence look hung.
+SLOW_REFIT_SECONDS = 30.0
 
 _EPILOG = f"""\
 names:
@@ -258,6 +261,18 @@ def _check_target_complete(y: Any, label: str) -> None:
         raise UserError(
             f"the target of {label} has {n_empty} missing value(s); drop those rows or fill "
             f"in their labels"
+        )
+
+
+def _announce_slow_refit(best: Any, rows: str) -> None:
+    """Say that a refit of ``best`` on ``rows`` starts, when its CV in the search took at
+    least :data:`SLOW_REFIT_SECONDS` (its ``fms:fit_time``)."""
+    seconds = best.user_attrs.get("fms:fit_time")
+    if isinstance(seconds, int | float) and seconds >= SLOW_REFIT_SECONDS:
+        print(
+            f"  refitting trial {best.number} on {rows} (its CV took {seconds:.0f} s in the "
+            f"search) ...",
+            flush=True,
         )
 
 
@@ -677,6 +692,7 @@ def run(args: argparse.Namespace) -> int:
     if y_held is not None:
         if model is None or getattr(model, "best_params_", None) != best.params:
             # Interrupted, or another worker found a better pipeline since this fit ended.
+            _announce_slow_refit(best, f"the {len(y_search)} search rows")
             model = _refit(settings, searched, best, X_search, y_search)
         name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
         baseline = ""
@@ -701,6 +717,7 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         print("held-out: none (--test-size 0), so no estimate free of the selection")
+    _announce_slow_refit(best, f"all {len(y)} rows")
     final = _refit(settings, searched, best, X, y)
     save_to = save_to or DEFAULT_OUTPUT
     save_model(final, save_to)
