@@ -184,6 +184,21 @@ def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch
         (["--dataset", "sklearn:iris", "--cv", "60"], "fewer than the 60"),
         (["--dataset", "sklearn:iris", "--classifiers", "svm"], "unknown classifier 'svm'"),
         (["--csv", "one_class.csv", "--target", "y"], "single class"),
+        (
+            ["--csv", "unlabelled.csv", "--target", "y"],
+            "column 'y' of unlabelled.csv has 2 empty value(s) (line 3, 6); drop those rows "
+            "or fill in their labels",
+        ),
+        (
+            ["--csv", "semicolons.csv", "--target", "y"],
+            "semicolons.csv reads as one column named 'a;y': it looks ';'-separated; "
+            "optuna-psms reads comma-separated files",
+        ),
+        (
+            ["--csv", "words.csv", "--target", "y", "--task", "regression"],
+            "--task regression needs a numeric target; this one has values such as 'no': "
+            "use --task classification",
+        ),
     ],
 )
 def test_user_mistakes_give_one_line(
@@ -192,6 +207,15 @@ def test_user_mistakes_give_one_line(
     monkeypatch.chdir(tmp_path)
     pd.DataFrame({"a": [1, 2, 3, 4], "y": [0, 1, 0, 1]}).to_csv("data.csv", index=False)
     pd.DataFrame({"a": [1, 2, 3, 4], "y": [1, 1, 1, 1]}).to_csv("one_class.csv", index=False)
+    # 12 rows, two without a label (file lines 3 and 6): the split must not hide them.
+    unlabelled = pd.DataFrame(
+        {"a": range(12), "y": ["u", None, "v", "u", None] + ["u", "v"] * 3 + ["v"]}
+    )
+    unlabelled.to_csv("unlabelled.csv", index=False)
+    pd.DataFrame({"a": range(8), "y": ["no", "yes"] * 4}).to_csv("words.csv", index=False)
+    pd.DataFrame({"a": [1, 2, 3, 4], "y": [0, 1, 0, 1]}).to_csv(
+        "semicolons.csv", sep=";", index=False
+    )
     code, out, err = _run(["select", *argv, "--n-trials", "1", "--no-progress-bar"], capsys)
     assert code == 2
     lines = err.strip().splitlines()
@@ -351,6 +375,12 @@ def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
     line = next(s for s in out.splitlines() if s.startswith("held-out ber (20 rows"))
     held = float(line.rsplit(" ", 1)[1])
     assert 0.0 <= held <= 1.0
+    # The study keeps both numbers, so the dashboard (whose "Best Trial" is the CV value on
+    # the search rows) also shows the held-out one.
+    record = optuna.load_study(study_name="hp", storage=db).user_attrs["fms:held_out"]
+    assert record["trial"] == study.best_trial.number and record["rows"] == 20
+    assert record["metric"] == "ber" and f"{record['loss']:.4f}" == f"{held:.4f}"
+    assert record["cv_on_search_rows"] == study.best_value
     model = joblib.load(model_path)
     assert "refitted on all 80 rows" in out
     # The saved model reports the search's CV value (on the 60 search rows), the one printed,
@@ -632,6 +662,40 @@ def test_predict_drops_extra_columns_with_one_warning_line(tmp_path: Any, capsys
     assert "is missing 1 column(s)" in err and "--drop" not in err
 
 
+def test_predict_warns_about_values_the_model_cannot_read(tmp_path: Any, capsys: Any) -> None:
+    # Text in a numeric column becomes the training median and an unseen category none of
+    # the known ones: the predictions still come, but the person is told, one line each.
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"size": rng.normal(size=40), "colour": ["red", "blue"] * 20})
+    y = np.array(["a", "b"] * 20)
+    model = FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+    ).fit(X, y)
+    model_path = tmp_path / "m.joblib"
+    joblib.dump(model, model_path)
+    new = X.head(3).astype(object)
+    new.to_csv(tmp_path / "plain.csv", index=False)
+    new.loc[0, "size"] = "big"
+    new.loc[1, "colour"] = "green"
+    new.to_csv(tmp_path / "odd.csv", index=False)
+    argv = ["predict", "--model", str(model_path), "--csv"]
+    code, out, err = _run([*argv, str(tmp_path / "plain.csv")], capsys)
+    assert code == 0 and err == "", err
+    code, out, err = _run([*argv, str(tmp_path / "odd.csv")], capsys)
+    assert code == 0, err
+    median = float(np.median(X["size"]))
+    assert err.strip().splitlines() == [
+        "warning: column 'size': 1 value(s) that are not numbers (e.g. 'big'), taken as "
+        f"missing (replaced by the training median {median:.6g})",
+        "warning: column 'colour': 1 value(s) not seen in training (e.g. 'green'), encoded "
+        "as none of the known ones",
+    ]
+    assert len(out.split()) == 1 + 3
+
+
 def test_argument_type_error_is_one_line(capsys: Any) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["select", "--dataset", "sklearn:iris", "--n-trials", "ten"])
@@ -640,3 +704,51 @@ def test_argument_type_error_is_one_line(capsys: Any) -> None:
         "optuna-psms select: error: argument --n-trials: invalid int value: 'ten' "
         "(see 'optuna-psms select --help')"
     ]
+
+
+def test_dataset_with_missing_labels_is_one_line(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    # Checked before the split, so the count is of every row, not of the search rows.
+    from optuna_psms.cli import _data
+
+    X = pd.DataFrame({"a": range(12)})
+    y = np.array(["u", None, "v", np.nan] + ["u", "v"] * 4, dtype=object)
+    monkeypatch.setattr(_data, "load_dataset", lambda name: (X, y))
+    db = f"sqlite:///{tmp_path}/s.db"
+    argv = ["select", "--dataset", "keel:x", "--n-trials", "1", "--storage", db]
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
+        "optuna-psms: error: the target of keel:x has 2 missing value(s); drop those rows "
+        "or fill in their labels"
+    ]
+    assert optuna.get_all_study_names(db) == []
+
+
+def test_slow_refit_is_announced(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
+    # After the search the progress bar sits at 100 % while the chosen pipeline is refitted
+    # on all rows; when its CV took long, a line says so (not for quick pipelines).
+    from optuna_psms.cli import select
+
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    argv = _select_argv(tmp_path, "--n-trials", "2", "--storage", db, "--study-name", "slow")
+    out_file = str(tmp_path / "m.joblib")
+    code, out, err = _run([*argv, "--output", out_file], capsys)
+    assert code == 0, err
+    assert "refitting" not in out
+    monkeypatch.setattr(select, "SLOW_REFIT_SECONDS", 0.0)
+    code, out, err = _run([*argv, "--n-trials", "1", "--output", out_file], capsys)
+    assert code == 0, err
+    study = optuna.load_study(study_name="slow", storage=db)
+    seconds = study.best_trial.user_attrs["fms:fit_time"]
+    line = (
+        f"  refitting trial {study.best_trial.number} on all 80 rows (its CV took "
+        f"{seconds:.0f} s in the search) ..."
+    )
+    lines = out.splitlines()
+    assert line in lines
+    assert lines.index(line) < next(
+        i for i, s in enumerate(lines) if s.startswith("Model refitted")
+    )

@@ -308,3 +308,29 @@ def test_encode_labels_keeps_numpy_dtypes() -> None:
     assert classes.dtype == bool
     with pytest.raises(ValueError, match="missing values"):
         encode_labels([1, None, 2])
+
+
+def test_encoder_names_the_values_it_reads_other_than_as_written() -> None:
+    from optuna_psms.fms.data import MAX_CATEGORIES
+
+    # "many" has more categories than MAX_CATEGORIES: its rare ones are infrequent, so an
+    # unseen value joins them; "city" has no missing value in the fit, so an empty cell
+    # is an unseen category too.
+    many = [f"c{i}" for i in range(MAX_CATEGORIES + 8)] * 2 + ["c0"] * 10
+    n = len(many)
+    X = pd.DataFrame(
+        {"age": np.arange(n, dtype=float), "city": ["a", "b"] * (n // 2), "many": many}
+    )
+    encoder = TabularEncoder().fit(X)
+    assert encoder.unexpected_values(X) == []
+    new = pd.DataFrame({"many": ["zz", "c0"], "city": [None, "a"], "age": ["old", 3]})
+    assert encoder.unexpected_values(new) == [
+        f"column 'age': 1 value(s) that are not numbers (e.g. 'old'), taken as missing "
+        f"(replaced by the training median {np.median(X['age']):.6g})",
+        "column 'city': 1 value(s) not seen in training (e.g. an empty cell), encoded as "
+        "none of the known ones",
+        "column 'many': 1 value(s) not seen in training (e.g. 'zz'), encoded as the "
+        "infrequent categories",
+    ]
+    with pytest.raises(ValueError, match="missing 1 column"):
+        encoder.unexpected_values(new.drop(columns="age"))

@@ -103,22 +103,42 @@ def read_csv(path: str) -> pd.DataFrame:
     if not os.path.isfile(path):
         raise UserError(f"CSV file not found: {path}")
     try:
-        return pd.read_csv(path)
+        frame = pd.read_csv(path)
     except Exception as exc:  # parser errors, encoding errors, empty files
         raise UserError(f"cannot read CSV file {path}: {exc}") from None
+    if frame.shape[1] == 1:
+        header = str(frame.columns[0])
+        found = [name for sep, name in ((";", "';'"), ("\t", "tab")) if sep in header]
+        if found:
+            # Read with commas, a ';'- or tab-separated file is one column named after the
+            # whole header line: say so instead of "column not found".
+            raise UserError(
+                f"{path} reads as one column named {header[:60]!r}: it looks "
+                f"{found[0]}-separated; optuna-psms reads comma-separated files"
+            )
+    return frame
 
 
 def load_csv(path: str, target: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
     """Read ``path`` and split it into features and the ``target`` column.
 
     Raises:
-        UserError: Missing or unreadable file, or unknown column.
+        UserError: Missing or unreadable file, unknown column, or a target column with
+            empty cells.
     """
     frame = read_csv(path)
     if target not in frame.columns:
         columns = ", ".join(map(str, frame.columns[:20]))
         more = " ..." if len(frame.columns) > 20 else ""
         raise UserError(f"column {target!r} not found in {path}; columns: {columns}{more}")
+    empty = [int(i) for i in frame.index[frame[target].isna()]]
+    if empty:
+        # Line numbers of the file: the header is line 1, row i is line i + 2.
+        lines = ", ".join(str(i + 2) for i in empty[:5]) + (", ..." if len(empty) > 5 else "")
+        raise UserError(
+            f"column {target!r} of {path} has {len(empty)} empty value(s) (line {lines}); "
+            f"drop those rows or fill in their labels"
+        )
     y = frame[target].to_numpy()
     return frame.drop(columns=[target]), y
 

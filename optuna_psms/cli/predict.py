@@ -101,6 +101,20 @@ def _drop_extra_columns(model: Any, X: Any) -> Any:
     return X.drop(columns=extra)
 
 
+def _unexpected_values(model: Any, X: Any) -> list[str]:
+    """The values of ``X`` the model's :class:`~optuna_psms.fms.TabularEncoder` reads other
+    than as written (text in a numeric column, an unseen category); none for a model
+    without one, or for data it cannot take (the model's own error says why)."""
+    steps = getattr(getattr(model, "best_pipeline_", None), "named_steps", {})
+    encoder: Any = steps.get("encoder") if hasattr(steps, "get") else None
+    if encoder is None or not hasattr(encoder, "unexpected_values"):
+        return []
+    try:
+        return list(encoder.unexpected_values(X))
+    except ValueError:
+        return []
+
+
 def run(args: argparse.Namespace) -> int:
     """Write the predictions."""
     require_fms()
@@ -135,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("--drop is only used with --csv")
         X, _ = load_dataset(args.dataset)
     X = _drop_extra_columns(model, X)
+    for line in _unexpected_values(model, X):
+        print(f"warning: {line}", file=sys.stderr)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -52,6 +52,9 @@ DEFAULT_STORAGE = "sqlite:///psms.db"
 DEFAULT_OUTPUT = "psms_model.joblib"
 #: Study user attribute holding the settings every worker of the study must share.
 SETTINGS_KEY = "psms:cli"
+# A chosen pipeline whose CV in the search took at least this many seconds gets a line before
+# each refit after the search: with the progress bar at 100 %, minutes of silence look hung.
+SLOW_REFIT_SECONDS = 30.0
 
 _EPILOG = f"""\
 names:
@@ -244,6 +247,55 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any, str]:
         raise UserError("--target is only used with --csv")
     X, y = load_dataset(args.dataset)
     return X, y, args.dataset
+
+
+def _check_target_complete(y: Any, label: str) -> None:
+    """Refuse a bundled dataset's target with missing values before the split, so the
+    message counts every row (a CSV file's target is checked by ``load_csv``, which names
+    the lines)."""
+    import numpy as np
+    import pandas as pd
+
+    n_empty = int(pd.isna(pd.Series(np.asarray(y, dtype=object))).sum())
+    if n_empty:
+        raise UserError(
+            f"the target of {label} has {n_empty} missing value(s); drop those rows or fill "
+            f"in their labels"
+        )
+
+
+def _announce_slow_refit(best: Any, rows: str) -> None:
+    """Say that a refit of ``best`` on ``rows`` starts, when its CV in the search took at
+    least :data:`SLOW_REFIT_SECONDS` (its ``fms:fit_time``)."""
+    seconds = best.user_attrs.get("fms:fit_time")
+    if isinstance(seconds, int | float) and seconds >= SLOW_REFIT_SECONDS:
+        print(
+            f"  refitting trial {best.number} on {rows} (its CV took {seconds:.0f} s in the "
+            f"search) ...",
+            flush=True,
+        )
+
+
+def _check_target_numeric(y: Any) -> None:
+    """Refuse a non-numeric target for ``--task regression`` with the way out on the
+    command line (the estimator's own message names the Python class)."""
+    from optuna_psms.fms.target import _numeric_target
+
+    if _numeric_target(y) is not None:
+        return
+    import numpy as np
+    import pandas as pd
+
+    values = pd.Series(np.asarray(y, dtype=object))
+    failed = values[
+        pd.to_numeric(values, errors="coerce").isna()
+        | values.map(lambda v: isinstance(v, bool)).astype(bool)
+    ]
+    bad = failed.iloc[0] if len(failed) else values.iloc[0]
+    raise UserError(
+        f"--task regression needs a numeric target; this one has values such as {bad!r}: "
+        f"use --task classification"
+    )
 
 
 def _classifiers(args: argparse.Namespace, task: str) -> list[str]:
@@ -495,6 +547,7 @@ def run(args: argparse.Namespace) -> int:
             f"unknown sampler {args.sampler!r}; choose one of {', '.join(SAMPLER_NAMES)}"
         )
     X, y, label = _load(args)
+    _check_target_complete(y, label)
     from optuna_psms.fms.metrics import check_metric
     from optuna_psms.fms.target import check_not_continuous
     from optuna_psms.fms.target import resolve_task
@@ -508,6 +561,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         chosen = f" (--task auto chose {task} for this target)" if args.task == "auto" else ""
         raise UserError(f"{str(exc).rstrip('.')}{chosen}") from None
+    if task == "regression":
+        _check_target_numeric(y)
     if task == "classification":
         try:
             check_not_continuous(y, max(int(args.cv), 2))
@@ -637,6 +692,7 @@ def run(args: argparse.Namespace) -> int:
     if y_held is not None:
         if model is None or getattr(model, "best_params_", None) != best.params:
             # Interrupted, or another worker found a better pipeline since this fit ended.
+            _announce_slow_refit(best, f"the {len(y_search)} search rows")
             model = _refit(settings, searched, best, X_search, y_search)
         name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
         baseline = ""
@@ -647,8 +703,21 @@ def run(args: argparse.Namespace) -> int:
             _, base = holdout_loss(settings["metric"], mean, X_held, y_held)
             baseline = f"  (predicting the search rows' mean: {base:.4f})"
         print(f"held-out {name} ({len(y_held)} rows the search never saw): {loss:.4f}{baseline}")
+        # Into the study too: the dashboard's "Best Trial" is the optimistic CV value on the
+        # search rows, and without this the honest estimate lives only in a terminal.
+        study.set_user_attr(
+            "fms:held_out",
+            {
+                "trial": best.number,
+                "metric": name,
+                "loss": float(loss),
+                "rows": len(y_held),
+                "cv_on_search_rows": float(best.value),
+            },
+        )
     else:
         print("held-out: none (--test-size 0), so no estimate free of the selection")
+    _announce_slow_refit(best, f"all {len(y)} rows")
     final = _refit(settings, searched, best, X, y)
     save_to = save_to or DEFAULT_OUTPUT
     save_model(final, save_to)

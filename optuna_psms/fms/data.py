@@ -146,6 +146,52 @@ class TabularEncoder(TransformerMixin, BaseEstimator):  # type: ignore[misc]
     def get_feature_names_out(self, input_features: Any = None) -> NDArray[Any]:
         return np.asarray(self.feature_names_out_)
 
+    def unexpected_values(self, X: Any) -> list[str]:
+        """Describe the values of ``X`` that :meth:`transform` reads other than as written.
+
+        :meth:`transform` never fails on them, which is right inside a cross-validation
+        but silent when a model is applied to new rows; ``optuna-psms predict`` prints these
+        lines as warnings.
+
+        Args:
+            X: Rows to transform (columns checked as in :meth:`transform`).
+
+        Returns:
+            One line per column with such values: text in a numeric column (taken as missing,
+            so replaced by the column's median from :meth:`fit`), or a category not seen in
+            :meth:`fit` (encoded as none of the known categories, or as the infrequent ones
+            when the column has them). Empty when there is none.
+
+        Raises:
+            ValueError: ``X`` lacks a column of the fit (as :meth:`transform`).
+        """
+        frame = _as_frame(check_features(self, X))
+        lines: list[str] = []
+        for j, i in enumerate(self.numeric_columns_):
+            raw = frame.iloc[:, i]
+            bad = raw[pd.to_numeric(raw, errors="coerce").isna() & raw.notna()]
+            if len(bad):
+                lines.append(
+                    f"column {self.columns_[i]!r}: {len(bad)} value(s) that are not numbers "
+                    f"(e.g. {bad.iloc[0]!r}), taken as missing (replaced by the training "
+                    f"median {self.medians_[j]:.6g})"
+                )
+        if self.onehot_ is not None:
+            block = self._categorical_block(frame)
+            for j, i in enumerate(self.categorical_columns_):
+                known = set(self.onehot_.categories_[j].tolist())
+                unseen = [v for v in block[:, j] if v not in known]
+                if not unseen:
+                    continue
+                example = "an empty cell" if unseen[0] == "<missing>" else repr(unseen[0])
+                infrequent = self.onehot_.infrequent_categories_[j] is not None
+                how = "the infrequent categories" if infrequent else "none of the known ones"
+                lines.append(
+                    f"column {self.columns_[i]!r}: {len(unseen)} value(s) not seen in "
+                    f"training (e.g. {example}), encoded as {how}"
+                )
+        return lines
+
 
 def encode_labels(y: Any) -> tuple[NDArray[np.int64], NDArray[Any]]:
     """Encode labels of any type as ``0..K-1``.
