@@ -55,3 +55,23 @@ def test_significance_needs_a_consistent_difference(ratsch: Any) -> None:
     assert ratsch.significant(a, a) == "="
     assert ratsch.significant(a, [x + 0.05 for x in a]) == "<"
     assert ratsch.significant([x + 0.05 for x in a], a) == ">"
+
+
+def test_the_mlp_protocol_pairs_its_own_runs(ratsch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    small = (
+        ("AFGS-30", "afgs", 4),
+        ("CMA-ES-30", "cmaes", 4),
+        ("DFGS-60", "dfgs", 4),
+        ("CMA-ES-60", "cmaes", 5),
+        ("CMA-ES-300", "cmaes", 6),
+        ("random-60", "random", 4),
+    )
+    monkeypatch.setattr(ratsch, "MLP_RUNS", small)
+    results = ratsch.run_set("heart", 6, seed=0, model="mlp")
+    assert [r["run"] for r in results] == [label for label, _, _ in small]
+    for r in results:
+        assert r["model"] == "mlp" and set(r["params"]) == {"hidden", "log10_alpha"}
+    text = ratsch.table(results, ["heart"], "mlp")
+    assert "AFGS-30 vs CMA-ES-30, DFGS-60 vs CMA-ES-60" in text and "/ 27.8" in text
+    with pytest.raises(ValueError, match="model must be one of"):
+        ratsch.protocol("tree")
