@@ -194,6 +194,17 @@ def summary(
         print(f"| {s} | " + " | ".join(cells) + " |")
     for b in ("logreg", "svc-grid"):
         print(f"{b}: {statistics.fmean(baselines[sp][b] for sp in splits):.2f}")
+    names = list(dict.fromkeys(sp[0] for sp in splits))
+    print("\nper set (mean test BER %): sampler rule | " + " | ".join(names))
+    for s in samplers:
+        for k in keys:
+            means = [
+                statistics.fmean(by[(*sp, s)][k] for sp in splits if sp[0] == n) for n in names
+            ]
+            print(f"| {s} {k} | " + " | ".join(f"{c:.2f}" for c in means) + " |")
+    for b in ("logreg", "svc-grid"):
+        means = [statistics.fmean(baselines[sp][b] for sp in splits if sp[0] == n) for n in names]
+        print(f"| {b} | " + " | ".join(f"{c:.2f}" for c in means) + " |")
     print("\npaired over splits (W/T/L = lower/equal/higher test BER; mean diff ± s.e.)")
     for s in samplers:
         one = [by[(*sp, s)]["hard1"] for sp in splits]
