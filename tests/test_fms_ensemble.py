@@ -16,6 +16,8 @@ from optuna_psms.fms import FullModelSelector
 from optuna_psms.fms import FullModelSpace
 from optuna_psms.fms._ensemble import check_ensemble_top
 from optuna_psms.fms._ensemble import pipeline_proba
+from optuna_psms.fms._ensemble import vote_codes
+from optuna_psms.fms._ensemble import vote_proba
 from optuna_psms.fms.export import export_python
 
 
@@ -151,3 +153,36 @@ def test_clone_and_old_pickles(binary: Any) -> None:
     single = model.classes_[model.best_pipeline_.predict(X)]
     del model.ensemble_, model.ensemble_trials_  # a model saved before ensembles existed
     np.testing.assert_array_equal(model.predict(X), single)
+
+
+class _Member:
+    """A stand-in member: fixed ``predict`` codes and class probabilities."""
+
+    def __init__(self, codes: list[int], proba: list[list[float]]) -> None:
+        self.codes, self.proba = np.array(codes), np.array(proba, dtype=float)
+        self.steps = [("clf", self)]
+
+    def predict(self, X: Any) -> np.ndarray[Any, Any]:
+        return self.codes
+
+    def predict_proba(self, X: Any) -> np.ndarray[Any, Any]:
+        return self.proba
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_member_with_nan_scores_abstains(n_classes: int) -> None:
+    nan = [float("nan")] * n_classes
+    first = [0.1, 0.8] + [0.1] * (n_classes - 2)
+    second = [0.2, 0.7] + [0.1] * (n_classes - 2)
+    members: list[Any] = [
+        _Member([1, 1], [first, nan]),
+        _Member([0, 0], [nan, nan]),
+        _Member([1, 0], [second, nan]),
+    ]
+    codes = vote_codes(members, None, n_classes)
+    # Row 0: the two finite members vote class 1 (a nan mean would give class 0);
+    # row 1: no finite score, so the first member's prediction.
+    np.testing.assert_array_equal(codes, [1, 1])
+    proba = vote_proba(members, None, n_classes)
+    np.testing.assert_allclose(proba[0], np.mean([first, second], axis=0))
+    assert np.isnan(proba[1]).all()

@@ -110,19 +110,37 @@ def centred_score(pipe: Pipeline, X: Any) -> NDArray[np.float64]:
     return np.asarray(p1 + 0.5 - (0.5 if threshold is None else threshold), dtype=np.float64)
 
 
+def _finite_mean(values: list[NDArray[np.float64]]) -> NDArray[np.float64]:
+    """Mean over members, leaving out a member's non-finite values (``nan`` where none is
+    finite): a member whose scores are ``nan`` on some rows (e.g. naive Bayes on a
+    zero-variance column) abstains there instead of poisoning the vote."""
+    stack = np.asarray(values, dtype=np.float64)
+    finite = np.isfinite(stack)
+    count = finite.sum(axis=0)
+    total = np.where(finite, stack, 0.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.where(count > 0, total / count, np.nan), dtype=np.float64)
+
+
 def vote_codes(members: list[Pipeline], X: Any, n_classes: int) -> NDArray[np.int64]:
-    """Class indices predicted by the members' vote (a single member: its ``predict``)."""
+    """Class indices predicted by the members' vote (a single member: its ``predict``).
+
+    Rows where no member gives a finite score take the first member's ``predict``.
+    """
+    first = np.asarray(members[0].predict(X), dtype=np.int64)
     if len(members) == 1:
-        return np.asarray(members[0].predict(X), dtype=np.int64)
+        return first
     if n_classes == 2:
-        mean = np.mean([centred_score(m, X) for m in members], axis=0)
-        return np.asarray(mean >= 0.5, dtype=np.int64)
-    proba = np.mean([pipeline_proba(m, X, n_classes) for m in members], axis=0)
-    return np.asarray(np.argmax(proba, axis=1), dtype=np.int64)
+        mean = _finite_mean([centred_score(m, X) for m in members])
+        codes = np.asarray(mean >= 0.5, dtype=np.int64)
+        return np.where(np.isnan(mean), first, codes)
+    proba = _finite_mean([pipeline_proba(m, X, n_classes) for m in members])
+    unknown = np.isnan(proba).all(axis=1)
+    codes = np.argmax(np.where(np.isnan(proba), -np.inf, proba), axis=1)
+    return np.asarray(np.where(unknown, first, codes), dtype=np.int64)
 
 
 def vote_proba(members: list[Pipeline], X: Any, n_classes: int) -> NDArray[np.float64]:
-    """The mean of the members' class probabilities (:func:`pipeline_proba`)."""
-    return np.asarray(
-        np.mean([pipeline_proba(m, X, n_classes) for m in members], axis=0), dtype=np.float64
-    )
+    """The mean of the members' class probabilities (:func:`pipeline_proba`), leaving out
+    non-finite ones."""
+    return _finite_mean([pipeline_proba(m, X, n_classes) for m in members])

@@ -34,7 +34,8 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
 
     ``fit`` runs an Optuna study over a :class:`FullModelSpace` (preprocessing, feature
     selection, classifier, hyperparameters, threshold tuning) with the objective of
-    :func:`make_objective`, then refits the best pipeline on all the data.
+    :func:`make_objective`, then refits the best pipeline on all the data, and by default
+    the next best distinct ones too: :meth:`predict` is their vote (``ensemble_top``).
 
     Args:
         space: The search space (default: the whole built-in pool).
@@ -76,9 +77,13 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             ``>= 0.5``; more classes: the argmax of the mean class probabilities. A study
             with fewer distinct complete trials gives fewer members; a multi-objective
             study (``complexity`` without a weight) keeps its single Pareto pick.
-            ``None`` or ``1`` (default): the single refitted pipeline. It costs
-            ``ensemble_top - 1`` more fits; ``best_pipeline_`` stays the single best and
-            :meth:`export_python` writes only that one.
+            Default 10; ``None`` or ``1``: the single refitted pipeline, as before. It
+            costs ``ensemble_top - 1`` more fits; ``best_pipeline_`` stays the single best
+            and :meth:`export_python` writes only that one. Measured on five KEEL sets
+            (50 splits, 100 trials) the vote of 10 lowered held-out BER by about 1 point
+            for PSO and random search and 0.4 for TPE, while a plain mean of
+            ``predict_proba`` (ignoring the tuned thresholds) raised it
+            (docs/reproductions.md, PSMS).
         metric: Loss to minimise (see :func:`make_objective`).
         subsample: Fraction of the samples per trial.
         storage: Optuna storage (URL such as ``"sqlite:///psms.db"`` or object); ``None``
