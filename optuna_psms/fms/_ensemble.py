@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 from numpy.typing import NDArray
 import optuna
+from scipy.special import expit
 from sklearn.pipeline import Pipeline
 
 from optuna_psms.fms._reselect import candidates
@@ -102,7 +103,7 @@ def centred_score(pipe: Pipeline, X: Any) -> NDArray[np.float64]:
     if hasattr(pipe, "decision_function"):
         try:
             dec = np.asarray(pipe.decision_function(X), dtype=np.float64).ravel()
-            return np.asarray(1.0 / (1.0 + np.exp(-dec)), dtype=np.float64)
+            return np.asarray(expit(dec), dtype=np.float64)  # no overflow warning
         except AttributeError:
             pass
     threshold = getattr(pipe.steps[-1][1], "threshold_", None)
