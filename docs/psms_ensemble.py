@@ -1,10 +1,12 @@
 """Held-out BER of voting over the top-K distinct pipelines of one full-model search.
 
 For each KEEL set, seed and sampler: the split of ``docs/psms_table4.py`` (stratified 70/30,
-seeded), ONE search ``FullModelSelector(sampler=s, n_trials=N, cv=2, random_state=seed)`` on
-the training part, then the ``K`` best distinct complete trials of that study (the selector's
-refitted trial first, then :func:`optuna_psms.fms._reselect.candidates` order) are each
-refitted on the whole training part with the package's own refit (``fit_trial``) and combined
+seeded), ONE search ``FullModelSelector(sampler=s, n_trials=N, cv=2, random_state=seed,
+ensemble_top=1)`` on the training part (``ensemble_top=1``: the single refitted pipeline, the
+selector's behaviour before ``ensemble_top`` existed and defaulted to 10), then the ``K``
+best distinct complete trials of that study (the selector's refitted trial first, then
+:func:`optuna_psms.fms._reselect.candidates` order) are each refitted on the whole training
+part with the package's own refit (``fit_trial``) and combined
 on the test part. The rules, all scored by test BER (%), for every ``K`` of ``--ks``:
 
 * ``hard``: majority vote of the members' ``predict`` (each member's own decision rule,
@@ -79,7 +81,8 @@ def members(
             break
         if json.dumps(trial.params, sort_keys=True, default=str) == best:
             continue
-        out.append(FullModelSelector(cv=2, random_state=seed).fit_trial(x, y, study, trial))
+        model = FullModelSelector(space=selector.space, cv=2, random_state=seed, ensemble_top=1)
+        out.append(model.fit_trial(x, y, study, trial))
     return out
 
 
@@ -133,7 +136,9 @@ def _run(
 ) -> dict[str, Any]:
     x_tr, x_te, y_tr, y_te = split(name, seed)
     start = time.perf_counter()
-    selector = FullModelSelector(sampler=sampler, n_trials=trials, cv=2, random_state=seed)
+    selector = FullModelSelector(
+        sampler=sampler, n_trials=trials, cv=2, random_state=seed, ensemble_top=1
+    )
     selector.fit(x_tr, y_tr)
     searched = time.perf_counter() - start
     fitted = members(selector, x_tr, y_tr, max(ks), seed)
