@@ -391,8 +391,9 @@ def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
         model.best_loss_ == study.best_value
         and model.best_trial_.number == study.best_trial.number
     )
-    assert model.describe().endswith(
-        f"[CV ber = {cv_value} on the search data, trial {study.best_trial.number} of study 'hp']"
+    assert (
+        f"[CV ber = {cv_value} on the search data, trial {study.best_trial.number} of study "
+        f"'hp']; predicts by a vote of 3 pipelines" in model.describe()
     )
     assert len(model.cv_results_["state"]) == 3  # the search's trials, kept in memory
     # predict: one row per input row, the original labels, a probability column per class.

@@ -94,7 +94,9 @@ def test_classifier_script_predicts_like_the_estimator(tmp_path: Any) -> None:
     X["group"] = np.where(np.arange(200) % 3 == 0, "a", "b")
     labels = np.where(y.iloc[:200].to_numpy() == 1, "benign", "malignant")
     space = FullModelSpace(classifiers=["svc"], selectors=["ftest"], preprocessors=["standardize"])
-    model = FullModelSelector(space=space, sampler="random", n_trials=3, random_state=0)
+    model = FullModelSelector(
+        space=space, sampler="random", n_trials=3, random_state=0, ensemble_top=1
+    )
     model.study_name = None
     model.fit(X, labels)
     path = str(tmp_path / "pipeline.py")
@@ -126,7 +128,9 @@ def test_classifier_script_keeps_mixed_type_labels(tmp_path: Any) -> None:
     # Three classes "a", 1 and True: np.unique would fail on them or merge True with 1.
     labels = [["a", 1, True][k] for k in y]
     space = FullModelSpace(classifiers=["logistic", "naive_bayes"], selectors=["none"])
-    model = FullModelSelector(space=space, sampler="random", n_trials=3, random_state=0)
+    model = FullModelSelector(
+        space=space, sampler="random", n_trials=3, random_state=0, ensemble_top=1
+    )
     model.fit(X, labels)
     assert _typed(model.classes_) == [("int", 1), ("bool", True), ("str", "a")]
     path = str(tmp_path / "pipeline.py")

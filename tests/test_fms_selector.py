@@ -74,8 +74,9 @@ def test_fit_trial_refits_without_searching(fitted: FullModelSelector, iris_text
     model = FullModelSelector(space=SPACE).fit_trial(X[::2], y[::2], study, worst)
     assert len(study.trials) == 8  # no trial added
     assert model.best_params_ == worst.params and model.best_loss_ == worst.value
-    assert model.describe().endswith(
-        f"[CV ber = {worst.value:.4f} on the search data, trial {worst.number}]"
+    assert (
+        f"[CV ber = {worst.value:.4f} on the search data, trial {worst.number}]; predicts by a "
+        f"vote of 8 pipelines (trials {worst.number}, " in model.describe()
     )
     assert model.predict(X).shape == (150,) and list(model.classes_) == list(fitted.classes_)
     assert FullModelSelector(space=SPACE).fit_trial(X, y, study).best_params_ == (

@@ -165,6 +165,18 @@ def predict(model, X):
 '''
 
 
+def _ensemble_note(estimator: Any) -> list[str]:
+    """Header lines saying that the estimator votes and the script does not."""
+    trials = getattr(estimator, "ensemble_trials_", None) or []
+    if len(trials) < 2:
+        return []
+    numbers = ", ".join(str(t.number) for t in trials)
+    return [
+        f"Only the best pipeline (trial {trials[0].number}) is written here: the estimator "
+        f"predicts by a vote of {len(trials)} pipelines (trials {numbers}; ensemble_top).",
+    ]
+
+
 def export_python(estimator: Any, path: str | None = None) -> str:
     """Write a fitted estimator's selected pipeline as a standalone Python script.
 
@@ -172,7 +184,8 @@ def export_python(estimator: Any, path: str | None = None) -> str:
     hyperparameter and ``random_state`` written out, encoder first), ``fit(X, y)`` and
     ``predict(model, X)``; run as ``python script.py data.csv TARGET [--predict new.csv]``
     it fits on the CSV file and prints the predictions. Fitted on the same data it predicts
-    exactly what the estimator predicts.
+    exactly what the estimator predicts, unless the estimator votes over several pipelines
+    (``ensemble_top``): the script holds only the best one, and its header says so.
 
     Args:
         estimator: A fitted :class:`~optuna_psms.fms.FullModelSelector` or
@@ -200,6 +213,7 @@ def export_python(estimator: Any, path: str | None = None) -> str:
         f"Pipeline: {estimator.best_description_}",
         f"CV {estimator.metric} ({estimator.cv}-fold, on the search data; optimistic): "
         f"{float(loss):.6g}",
+        *_ensemble_note(estimator),
         "",
         "Run: python this_file.py data.csv TARGET [--predict new.csv]",
         '"""',

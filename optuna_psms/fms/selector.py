@@ -12,6 +12,12 @@ from sklearn.base import ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
+from optuna_psms.fms._ensemble import check_ensemble_top
+from optuna_psms.fms._ensemble import ensemble_trials
+from optuna_psms.fms._ensemble import fit_members
+from optuna_psms.fms._ensemble import pipeline_proba
+from optuna_psms.fms._ensemble import vote_codes
+from optuna_psms.fms._ensemble import vote_proba
 from optuna_psms.fms._search import default_sampler_name as default_sampler_name
 from optuna_psms.fms._search import FullModelSearch
 from optuna_psms.fms._search import make_sampler as make_sampler
@@ -23,20 +29,13 @@ from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.space import FullModelSpace
 
 
-def _softmax_scores(dec: NDArray[np.float64], n_classes: int) -> NDArray[np.float64]:
-    if n_classes == 2 and dec.ndim == 1:
-        p1 = 1.0 / (1.0 + np.exp(-dec))
-        return np.column_stack([1.0 - p1, p1])
-    e = np.exp(dec - dec.max(axis=1, keepdims=True))
-    return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float64)
-
-
 class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
     """Full model selection (PSMS) as a scikit-learn classifier.
 
     ``fit`` runs an Optuna study over a :class:`FullModelSpace` (preprocessing, feature
     selection, classifier, hyperparameters, threshold tuning) with the objective of
-    :func:`make_objective`, then refits the best pipeline on all the data.
+    :func:`make_objective`, then refits the best pipeline on all the data, and by default
+    the next best distinct ones too: :meth:`predict` is their vote (``ensemble_top``).
 
     Args:
         space: The search space (default: the whole built-in pool).
@@ -69,6 +68,22 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             sets at 100 trials it did not lower held-out BER (docs/reproductions.md, PSMS),
             hence off by default.
         reselect_cv: Folds of that re-evaluation (default 5).
+        ensemble_top: Predict by a vote of the ``ensemble_top`` best distinct complete
+            trials (the refitted trial first, then by search value), each refitted on all
+            the data. Binary problems: the mean of each member's positive-class score
+            centred on the member's own decision threshold (the logistic squashing of its
+            decision values, which a ``bias`` step shifts by its tuned threshold; without
+            decision values, its probability shifted by that threshold), positive at
+            ``>= 0.5``; more classes: the argmax of the mean class probabilities. A study
+            with fewer distinct complete trials gives fewer members; a multi-objective
+            study (``complexity`` without a weight) keeps its single Pareto pick.
+            Default 10; ``None`` or ``1``: the single refitted pipeline, as before. It
+            costs ``ensemble_top - 1`` more fits; ``best_pipeline_`` stays the single best
+            and :meth:`export_python` writes only that one. Measured on five KEEL sets
+            (50 splits, 100 trials) the vote of 10 lowered held-out BER by about 1 point
+            for PSO and random search and 0.4 for TPE, while a plain mean of
+            ``predict_proba`` (ignoring the tuned thresholds) raised it
+            (docs/reproductions.md, PSMS).
         metric: Loss to minimise (see :func:`make_objective`).
         subsample: Fraction of the samples per trial.
         storage: Optuna storage (URL such as ``"sqlite:///psms.db"`` or object); ``None``
@@ -88,6 +103,9 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
     Attributes:
         best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts
             indices into ``classes_``.
+        ensemble_: The fitted pipelines :meth:`predict` votes with, best first
+            (``[best_pipeline_]`` without ``ensemble_top``).
+        ensemble_trials_: Their trials (``FrozenTrial`` of ``study_``), in the same order.
         best_params_: Optuna parameters of the refitted trial.
         best_trial_: That trial (an ``optuna.trial.FrozenTrial`` of ``study_``): the
             study's best, or the re-evaluation's choice with ``reselect_top``.
@@ -147,6 +165,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         cv: int = 2,
         reselect_top: int | None = None,
         reselect_cv: int = 5,
+        ensemble_top: int | None = 10,
         metric: str = "ber",
         subsample: float = 1.0,
         storage: str | optuna.storages.BaseStorage | None = None,
@@ -170,6 +189,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         self.cv = cv
         self.reselect_top = reselect_top
         self.reselect_cv = reselect_cv
+        self.ensemble_top = ensemble_top
         self.metric = metric
         self.subsample = subsample
         self.storage = storage
@@ -184,13 +204,32 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
     def _fitted(self, objective: FullModelObjective) -> None:
         self.classes_ = objective.classes
 
+    def _search(self, X: Any, y: Any) -> None:
+        check_ensemble_top(self.ensemble_top)  # before the search, not after it
+        super()._search(X, y)
+
+    def _refit(
+        self, objective: FullModelObjective, study: optuna.Study, best: optuna.trial.FrozenTrial
+    ) -> None:
+        top = check_ensemble_top(getattr(self, "ensemble_top", None))
+        super()._refit(objective, study, best)
+        trials = ensemble_trials(study, best, top)
+        self.ensemble_trials_ = trials
+        self.ensemble_ = [self.best_pipeline_, *fit_members(objective, trials[1:])]
+
+    def _members(self) -> list[Any]:
+        # Models pickled before ensembles existed have no ensemble_.
+        return list(getattr(self, "ensemble_", None) or [self.best_pipeline_])
+
     def _codes(self, X: Any) -> NDArray[np.int64]:
         check_is_fitted(self, "best_pipeline_")
         X = check_features(self, X, stacklevel=3)
-        return np.asarray(self.best_pipeline_.predict(X), dtype=np.int64)
+        return vote_codes(self._members(), X, len(self.classes_))
 
     def predict(self, X: Any) -> NDArray[Any]:
         """Predicted class labels: elements of ``classes_`` (the original label objects).
+
+        With ``ensemble_top`` >= 2, the vote of the members (see the class docstring).
 
         Raises:
             ValueError: ``X`` lacks a training column (DataFrame) or has the wrong number
@@ -208,14 +247,23 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
 
         Pipelines whose classifier has no ``predict_proba`` (e.g. SVC, kernel ridge, the
         mean/variance classifier) return a logistic/softmax squashing of their decision
-        values: a ranking, not calibrated probabilities.
+        values: a ranking, not calibrated probabilities. With ``ensemble_top`` >= 2 the mean
+        over the members. :meth:`predict` is not the argmax of these: it follows each
+        member's tuned decision threshold (the ``bias`` step).
         """
         check_is_fitted(self, "best_pipeline_")
         X = check_features(self, X)
-        if hasattr(self.best_pipeline_, "predict_proba"):
-            try:
-                return np.asarray(self.best_pipeline_.predict_proba(X), dtype=np.float64)
-            except AttributeError:
-                pass
-        dec = np.asarray(self.best_pipeline_.decision_function(X), dtype=np.float64)
-        return _softmax_scores(dec, len(self.classes_))
+        members = self._members()
+        if len(members) == 1:
+            return pipeline_proba(members[0], X, len(self.classes_))
+        return vote_proba(members, X, len(self.classes_))
+
+    def describe(self) -> str:
+        """One line: the selected pipeline, its CV loss in the search and where it comes from;
+        with an ensemble of several members, also their trial numbers."""
+        line = super().describe()
+        trials = getattr(self, "ensemble_trials_", None) or []
+        if len(trials) < 2:
+            return line
+        numbers = ", ".join(str(t.number) for t in trials)
+        return f"{line}; predicts by a vote of {len(trials)} pipelines (trials {numbers})"

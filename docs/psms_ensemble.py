@@ -1,0 +1,260 @@
+"""Held-out BER of voting over the top-K distinct pipelines of one full-model search.
+
+For each KEEL set, seed and sampler: the split of ``docs/psms_table4.py`` (stratified 70/30,
+seeded), ONE search ``FullModelSelector(sampler=s, n_trials=N, cv=2, random_state=seed,
+ensemble_top=1)`` on the training part (``ensemble_top=1``: the single refitted pipeline, the
+selector's behaviour before ``ensemble_top`` existed and defaulted to 10), then the ``K``
+best distinct complete trials of that study (the selector's refitted trial first, then
+:func:`optuna_psms.fms._reselect.candidates` order) are each refitted on the whole training
+part with the package's own refit (``fit_trial``) and combined
+on the test part. The rules, all scored by test BER (%), for every ``K`` of ``--ks``:
+
+* ``hard``: majority vote of the members' ``predict`` (each member's own decision rule,
+  including a tuned ``bias`` threshold); ties go to the best-ranked member's class among the
+  tied ones. ``hard`` at ``K=1`` is the selector's ``predict``.
+* ``soft``: argmax of the mean of the members' ``predict_proba`` (as the selector computes
+  it: the classifier's probabilities, or a logistic/softmax squashing of its decision values).
+* ``prior``: argmax of that mean divided by the training class frequencies (the balanced-error
+  Bayes rule, if the probabilities were calibrated).
+* ``centred`` (binary sets; else ``soft``): the mean of the members' positive-class scores
+  *centred on each member's own decision threshold*, positive when it is >= 0.5: a member
+  with a ``decision_function`` gives ``sigmoid(decision_function)`` (a ``bias`` step's
+  decision values are already shifted by its tuned threshold), one without gives
+  ``predict_proba[:, 1] - threshold + 0.5`` (``threshold``: its ``bias`` step's, else 0.5).
+  So ``centred`` at ``K=1`` follows the member's own ``predict``.
+
+``sel`` is the selector's own test BER (must equal ``hard`` at ``K=1``); ``logreg`` and
+``svc-grid`` are the two fixed baselines of ``psms_table4.py`` on the same split.
+
+Run::
+
+    python docs/psms_ensemble.py --sets heart breast pima titanic german --trials 100 \\
+        --seeds 3 --samplers pso tpe random --out psms_ensemble.jsonl
+
+Seeds are the outer loop (all sets at seed 0, then seed 1, ...), so a cut run keeps whole
+seeds. ``--out`` appends one JSON line per (set, seed, sampler); ``--summary FILE.jsonl``
+prints the tables of such a file without running anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+import statistics
+import sys
+import time
+from typing import Any
+import warnings
+
+import numpy as np
+from numpy.typing import NDArray
+import optuna
+from sklearn.metrics import balanced_accuracy_score
+
+from optuna_psms import FullModelSelector
+from optuna_psms.fms._reselect import candidates
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from psms_table4 import _baselines
+from psms_table4 import split
+
+
+RULES = ("hard", "soft", "prior", "centred")
+
+
+def _ber(y: NDArray[Any], pred: NDArray[Any]) -> float:
+    return 100.0 * (1.0 - float(balanced_accuracy_score(y, pred)))
+
+
+def members(
+    selector: FullModelSelector, x: Any, y: Any, k: int, seed: int
+) -> list[FullModelSelector]:
+    """The selector itself, then its study's next best distinct trials refitted on ``(x, y)``."""
+    study = selector.study_
+    best = json.dumps(selector.best_trial_.params, sort_keys=True, default=str)
+    out = [selector]
+    for trial in candidates(study, k + 1):
+        if len(out) == k:
+            break
+        if json.dumps(trial.params, sort_keys=True, default=str) == best:
+            continue
+        model = FullModelSelector(space=selector.space, cv=2, random_state=seed, ensemble_top=1)
+        out.append(model.fit_trial(x, y, study, trial))
+    return out
+
+
+def centred(member: FullModelSelector, x: Any) -> NDArray[np.float64] | None:
+    """Positive-class score of a binary member, 0.5 at its own decision threshold."""
+    if len(member.classes_) != 2:
+        return None
+    pipe = member.best_pipeline_
+    last = pipe.steps[-1][1]
+    if hasattr(pipe, "decision_function"):
+        try:
+            dec = np.asarray(pipe.decision_function(x), dtype=np.float64).ravel()
+            return np.asarray(1.0 / (1.0 + np.exp(-dec)), dtype=np.float64)
+        except AttributeError:
+            pass
+    threshold = getattr(last, "threshold_", None)
+    p1 = np.asarray(pipe.predict_proba(x), dtype=np.float64)[:, 1]
+    return np.asarray(p1 - (0.5 if threshold is None else threshold) + 0.5, dtype=np.float64)
+
+
+def vote(
+    preds: list[NDArray[Any]],
+    probas: list[NDArray[np.float64]],
+    classes: NDArray[Any],
+    prior: NDArray[np.float64],
+    scores: list[NDArray[np.float64] | None],
+) -> dict[str, NDArray[Any]]:
+    """The three rules' predictions for the given members (best-ranked first)."""
+    k = len(preds)
+    counts = np.zeros((preds[0].shape[0], len(classes)))
+    for rank, p in enumerate(preds):
+        idx = np.searchsorted(classes, p)
+        counts[np.arange(len(p)), idx] += 1.0 + 1e-6 * (k - rank)  # ties: better member
+    mean = np.mean(probas, axis=0)
+    soft = classes[np.argmax(mean, axis=1)]
+    known = [s for s in scores if s is not None]
+    if len(known) < len(scores):
+        centre = soft
+    else:
+        centre = classes[(np.mean(known, axis=0) >= 0.5).astype(int)]
+    return {
+        "hard": classes[np.argmax(counts, axis=1)],
+        "soft": soft,
+        "prior": classes[np.argmax(mean / prior, axis=1)],
+        "centred": centre,
+    }
+
+
+def _run(
+    name: str, seed: int, sampler: str, trials: int, ks: list[int], out: str | None
+) -> dict[str, Any]:
+    x_tr, x_te, y_tr, y_te = split(name, seed)
+    start = time.perf_counter()
+    selector = FullModelSelector(
+        sampler=sampler, n_trials=trials, cv=2, random_state=seed, ensemble_top=1
+    )
+    selector.fit(x_tr, y_tr)
+    searched = time.perf_counter() - start
+    fitted = members(selector, x_tr, y_tr, max(ks), seed)
+    classes = np.asarray(selector.classes_)
+    prior = np.array([np.mean(np.asarray(y_tr) == c) for c in classes])
+    preds = [np.asarray(m.predict(x_te)) for m in fitted]
+    probas = [m.predict_proba(x_te) for m in fitted]
+    scores = [centred(m, x_te) for m in fitted]
+    test: dict[str, float] = {"sel": _ber(y_te, np.asarray(selector.predict(x_te)))}
+    for k in ks:
+        for rule, pred in vote(preds[:k], probas[:k], classes, prior, scores[:k]).items():
+            test[f"{rule}{k}"] = _ber(y_te, pred)
+    row: dict[str, Any] = {
+        "set": name,
+        "seed": seed,
+        "sampler": sampler,
+        "trials": trials,
+        "n_members": len(fitted),
+        "members": [m.best_trial_.number for m in fitted],
+        "member_cv_ber": [100.0 * m.best_loss_ for m in fitted],
+        "member_test_ber": [_ber(y_te, p) for p in preds],
+        "test_ber": test,
+        "seconds": {"search": searched, "total": time.perf_counter() - start},
+    }
+    print(
+        f"{name} seed={seed} {sampler}: sel {test['sel']:.2f} "
+        + " ".join(f"{r}{k} {test[f'{r}{k}']:.2f}" for k in ks for r in RULES)
+        + f" ({row['seconds']['total']:.0f} s)",
+        flush=True,
+    )
+    if out is not None:
+        with open(out, "a") as f:
+            f.write(json.dumps(row) + "\n")
+    return row
+
+
+def _pair(a: list[float], b: list[float]) -> str:
+    d = [x - y for x, y in zip(a, b)]
+    w, lo = sum(x < 0 for x in d), sum(x > 0 for x in d)
+    se = statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else math.nan
+    return f"{w}/{len(d) - w - lo}/{lo}, {statistics.fmean(d):+.2f} ± {se:.2f}"
+
+
+def summary(
+    rows: list[dict[str, Any]], baselines: dict[tuple[str, int], dict[str, float]]
+) -> None:
+    """Print mean test BER per sampler and rule, and paired comparisons."""
+    samplers = list(dict.fromkeys(r["sampler"] for r in rows))
+    keys = [k for k in rows[0]["test_ber"] if k != "sel"]
+    by = {(r["set"], r["seed"], r["sampler"]): r["test_ber"] for r in rows}
+    splits = sorted({(r["set"], r["seed"]) for r in rows})
+    splits = [s for s in splits if all((*s, p) in by for p in samplers)]
+    print(f"\n{len(splits)} splits with every sampler; mean test BER (%)")
+    print("| sampler | " + " | ".join(keys) + " |")
+    print("|---" * (len(keys) + 1) + "|")
+    for s in samplers:
+        cells = [f"{statistics.fmean(by[(*sp, s)][k] for sp in splits):.2f}" for k in keys]
+        print(f"| {s} | " + " | ".join(cells) + " |")
+    for b in ("logreg", "svc-grid"):
+        print(f"{b}: {statistics.fmean(baselines[sp][b] for sp in splits):.2f}")
+    names = list(dict.fromkeys(sp[0] for sp in splits))
+    print("\nper set (mean test BER %): sampler rule | " + " | ".join(names))
+    for s in samplers:
+        for k in keys:
+            means = [
+                statistics.fmean(by[(*sp, s)][k] for sp in splits if sp[0] == n) for n in names
+            ]
+            print(f"| {s} {k} | " + " | ".join(f"{c:.2f}" for c in means) + " |")
+    for b in ("logreg", "svc-grid"):
+        means = [statistics.fmean(baselines[sp][b] for sp in splits if sp[0] == n) for n in names]
+        print(f"| {b} | " + " | ".join(f"{c:.2f}" for c in means) + " |")
+    print("\npaired over splits (W/T/L = lower/equal/higher test BER; mean diff ± s.e.)")
+    for s in samplers:
+        one = [by[(*sp, s)]["hard1"] for sp in splits]
+        for k in keys:
+            if k == "hard1":
+                continue
+            v = [by[(*sp, s)][k] for sp in splits]
+            print(f"{s} {k} vs {s} hard1: {_pair(v, one)}")
+    for s in samplers:
+        for k in keys:
+            v = [by[(*sp, s)][k] for sp in splits]
+            rest = [f"{o} K=1 {_pair(v, [by[(*sp, o)]['hard1'] for sp in splits])}"
+                    for o in samplers if o != s]  # fmt: skip
+            rest += [f"{b} {_pair(v, [baselines[sp][b] for sp in splits])}"
+                     for b in ("logreg", "svc-grid")]  # fmt: skip
+            print(f"{s} {k}: " + "; ".join(rest))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=["heart", "breast", "pima", "titanic"])
+    parser.add_argument("--samplers", nargs="+", default=["pso", "tpe", "random"])
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--ks", type=int, nargs="+", default=[1, 3, 5, 10])
+    parser.add_argument("--out", default=None, metavar="FILE.jsonl")
+    parser.add_argument("--summary", default=None, metavar="FILE.jsonl")
+    args = parser.parse_args(argv)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    warnings.filterwarnings("ignore")
+    if args.summary is not None:
+        rows = [json.loads(line) for line in open(args.summary) if line.strip()]
+    else:
+        rows = []
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
+            for name in args.sets:
+                for s in args.samplers:
+                    rows.append(_run(name, seed, s, args.trials, args.ks, args.out))
+    baselines = {}
+    for name, seed in sorted({(r["set"], r["seed"]) for r in rows}):
+        base = _baselines(*split(name, seed), seed)
+        baselines[(name, seed)] = base
+    summary(rows, baselines)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""The ensemble measurement script (docs/psms_ensemble.py): its voting rules and members."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import optuna
+import pytest
+from sklearn.datasets import load_breast_cancer
+
+from optuna_psms.fms import FullModelSelector
+from optuna_psms.fms import FullModelSpace
+
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+
+
+@pytest.fixture
+def script(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.syspath_prepend(str(DOCS))
+    import psms_ensemble
+
+    return psms_ensemble
+
+
+def test_rules(script: Any) -> None:
+    classes = np.array(["a", "b"])
+    preds = [np.array(["b", "a", "b"]), np.array(["a", "b", "b"])]
+    probas = [np.array([[0.4, 0.6], [0.9, 0.1], [0.3, 0.7]])] * 2
+    scores = [np.array([0.6, 0.1, 0.4]), np.array([0.2, 0.95, 0.8])]
+    out = script.vote(preds, probas, classes, np.array([0.8, 0.2]), scores)
+    np.testing.assert_array_equal(out["hard"], ["b", "a", "b"])  # 1-1 ties: the first member
+    np.testing.assert_array_equal(out["soft"], ["b", "a", "b"])
+    np.testing.assert_array_equal(out["prior"], ["b", "a", "b"])  # row 1: 0.9 / 0.8 > 0.1 / 0.2
+    np.testing.assert_array_equal(out["centred"], ["a", "b", "b"])  # means 0.4, 0.525, 0.6
+    one = script.vote(preds[:1], probas[:1], classes, np.array([0.5, 0.5]), scores[:1])
+    np.testing.assert_array_equal(one["hard"], preds[0])
+    np.testing.assert_array_equal(one["centred"], ["b", "a", "a"])
+
+
+def test_members_are_distinct_and_start_with_the_selector(script: Any) -> None:
+    X, y = load_breast_cancer(return_X_y=True)
+    rows = np.r_[0:40, 400:440]
+    x, t = X[rows, :6], y[rows]
+    space = FullModelSpace(classifiers=["naive_bayes", "logistic"], selectors=["none"])
+    selector = FullModelSelector(
+        space=space, sampler="random", n_trials=6, random_state=0, ensemble_top=1
+    ).fit(x, t)
+    fitted = script.members(selector, x, t, 4, 0)
+    assert fitted[0] is selector and len(fitted) == 4
+    keys = [json.dumps(m.best_trial_.params, sort_keys=True) for m in fitted]
+    assert len(set(keys)) == 4
+    assert all(len(m.ensemble_) == 1 for m in fitted)  # each member one pipeline, not a vote
