@@ -381,7 +381,11 @@ def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
     assert record["trial"] == study.best_trial.number and record["rows"] == 20
     assert record["metric"] == "ber" and f"{record['loss']:.4f}" == f"{held:.4f}"
     assert record["cv_on_search_rows"] == study.best_value
+    # The held-out number is the saved model's: the vote of the 3 distinct pipelines here.
+    assert "; the vote of 3 pipelines)" in line and len(record["vote_of_trials"]) == 3
+    assert "it predicts by a vote of the 3 best distinct pipelines" in out
     model = joblib.load(model_path)
+    assert [t.number for t in model.ensemble_trials_] == record["vote_of_trials"]
     assert "refitted on all 80 rows" in out
     # The saved model reports the search's CV value (on the 60 search rows), the one printed,
     # and where it comes from; not a CV of its own refit.
@@ -419,6 +423,25 @@ def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
     np.testing.assert_allclose(pred[["proba_no", "proba_yes"]].sum(axis=1), 1.0)
     recomputed = balanced_error_rate(y_h, _refit_on(model, X_s, y_s).predict(X_h))
     assert abs(recomputed - held) <= 5e-5  # printed with 4 decimals
+
+
+def test_select_ensemble_top_one_saves_the_chosen_pipeline_alone(
+    tmp_path: Any, capsys: Any
+) -> None:
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    model_path = tmp_path / "m.joblib"
+    argv = _select_argv(tmp_path, "--n-trials", "3", "--storage", db, "--study-name", "one")
+    code, out, err = _run([*argv, "--ensemble-top", "1", "--output", str(model_path)], capsys)
+    assert code == 0, err
+    assert "held-out ber (20 rows the search never saw): " in out and "vote" not in out
+    model = joblib.load(model_path)
+    study = optuna.load_study(study_name="one", storage=db)
+    assert [t.number for t in model.ensemble_trials_] == [study.best_trial.number]
+    assert study.user_attrs["fms:held_out"]["vote_of_trials"] == [study.best_trial.number]
+    code, _, err = _run([*argv, "--ensemble-top", "0"], capsys)
+    assert code == 2 and err.strip().endswith("--ensemble-top must be at least 1; got 0")
+    assert len(err.strip().splitlines()) == 1
 
 
 def load_csv_frame(path: Any) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:

@@ -144,6 +144,15 @@ def register(sub: Any) -> None:
         help="folds of that re-evaluation (default: 5)",
     )
     sel.add_argument(
+        "--ensemble-top",
+        type=int,
+        default=10,
+        metavar="K",
+        help="classification: the saved model predicts by a vote of the K best distinct "
+        "pipelines, each refitted (default: 10; 1: the chosen pipeline alone; see "
+        "FullModelSelector's ensemble_top)",
+    )
+    sel.add_argument(
         "--test-size",
         type=float,
         default=0.25,
@@ -493,14 +502,14 @@ def _search_copy(storage: Any, name: str) -> Any:
     return optuna.load_study(study_name=name, storage=memory)
 
 
-def _refit(settings: dict[str, Any], study: Any, best: Any, X: Any, y: Any) -> Any:
+def _refit(settings: dict[str, Any], study: Any, best: Any, X: Any, y: Any, **kwargs: Any) -> Any:
     """The estimator of :func:`_selector` fitted on ``(X, y)`` with the pipeline of ``best``.
 
     No search runs (:meth:`~optuna_psms.fms.FullModelSelector.fit_trial`): the model's
     ``best_loss_`` and ``describe()`` give ``best``'s CV value in ``study`` (the search's, on
     the search rows), and it is the package's own estimator, with its column checks and labels.
     """
-    model = _selector(settings, settings["seed"])
+    model = _selector(settings, settings["seed"], **kwargs)
     try:
         model.fit_trial(X, y, study, best)
     except (ValueError, RuntimeError) as exc:
@@ -538,6 +547,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--reselect-top must be 0 (off) or more; got {args.reselect_top}")
     if args.reselect_cv < 2:
         raise UserError(f"--reselect-cv must be at least 2; got {args.reselect_cv}")
+    if args.ensemble_top < 1:
+        raise UserError(f"--ensemble-top must be at least 1; got {args.ensemble_top}")
     if not (math.isfinite(args.subsample) and 0.0 < args.subsample <= 1.0):
         raise UserError(f"--subsample must be in (0, 1]; got {args.subsample}")
     if not 0.0 <= args.test_size < 1.0:
@@ -587,6 +598,9 @@ def run(args: argparse.Namespace) -> int:
     }
     # The final choice is not a setting of the study (workers may differ); kept aside.
     choice = {"reselect_top": int(args.reselect_top), "reselect_cv": int(args.reselect_cv)}
+    # The vote of the best few (FullModelSelector only); the refits below use it too.
+    vote = {"ensemble_top": int(args.ensemble_top)} if task == "classification" else {}
+    choice.update(vote)
     study_name = args.study_name or _study_name(label)
     # Every setting is checked before the study is created or joined; the split's seed is the
     # one a new study gets (a joining worker without --seed may get the study's, below).
@@ -693,7 +707,7 @@ def run(args: argparse.Namespace) -> int:
         if model is None or getattr(model, "best_params_", None) != best.params:
             # Interrupted, or another worker found a better pipeline since this fit ended.
             _announce_slow_refit(best, f"the {len(y_search)} search rows")
-            model = _refit(settings, searched, best, X_search, y_search)
+            model = _refit(settings, searched, best, X_search, y_search, **vote)
         name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
         baseline = ""
         if settings["task"] == "regression":
@@ -702,7 +716,12 @@ def run(args: argparse.Namespace) -> int:
             mean = DummyRegressor().fit(X_search, y_search)
             _, base = holdout_loss(settings["metric"], mean, X_held, y_held)
             baseline = f"  (predicting the search rows' mean: {base:.4f})"
-        print(f"held-out {name} ({len(y_held)} rows the search never saw): {loss:.4f}{baseline}")
+        members = [t.number for t in getattr(model, "ensemble_trials_", None) or []]
+        voted = f"; the vote of {len(members)} pipelines" if len(members) > 1 else ""
+        print(
+            f"held-out {name} ({len(y_held)} rows the search never saw{voted}): "
+            f"{loss:.4f}{baseline}"
+        )
         # Into the study too: the dashboard's "Best Trial" is the optimistic CV value on the
         # search rows, and without this the honest estimate lives only in a terminal.
         study.set_user_attr(
@@ -713,15 +732,23 @@ def run(args: argparse.Namespace) -> int:
                 "loss": float(loss),
                 "rows": len(y_held),
                 "cv_on_search_rows": float(best.value),
+                "vote_of_trials": members,
             },
         )
     else:
         print("held-out: none (--test-size 0), so no estimate free of the selection")
     _announce_slow_refit(best, f"all {len(y)} rows")
-    final = _refit(settings, searched, best, X, y)
+    final = _refit(settings, searched, best, X, y, **vote)
     save_to = save_to or DEFAULT_OUTPUT
     save_model(final, save_to)
     print(f"Model refitted on all {len(y)} rows, saved to {save_to}")
+    voters = [t.number for t in getattr(final, "ensemble_trials_", None) or []]
+    if len(voters) > 1:
+        shown = ", ".join(map(str, voters))
+        print(
+            f"  it predicts by a vote of the {len(voters)} best distinct pipelines (trials "
+            f"{shown}; --ensemble-top 1: trial {best.number} alone)"
+        )
     print(f"  apply it: optuna-psms predict --model {save_to} --csv NEW.csv")
     from optuna_psms.storages import dashboard_argument
 
