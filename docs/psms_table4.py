@@ -17,7 +17,9 @@ Run::
         --trials 100 --seeds 3 --jobs 2
 
 ``--option KEY=JSON`` (repeatable) passes another ``FullModelSelector`` argument to every
-search, e.g. ``--option cv=5`` or ``--option reselect_top=10``. ``--preprocessors NAME ...``
+search, e.g. ``--option cv=5`` or ``--option reselect_top=10``; the script keeps the paper's
+single refitted pipeline (``ensemble_top=1``) unless ``--option ensemble_top=10`` asks for
+the package's default vote. ``--preprocessors NAME ...``
 restricts the pool's preprocessing steps (default: all of ``normalize``, ``standardize``,
 ``shift_scale``), e.g. ``--preprocessors standardize shift_scale`` searches without the
 row-wise ``normalize``; the rest of the pool is unchanged. ``--out FILE.jsonl`` appends one
@@ -77,12 +79,13 @@ def select(
     options: dict[str, object],
     preprocessors: list[str] | None = None,
 ) -> FullModelSelector:
-    """The table's search: ``FullModelSelector`` (``cv=2`` unless ``options`` say otherwise).
+    """The table's search: ``FullModelSelector`` (``cv=2`` and ``ensemble_top=1``, the
+    paper's single refitted pipeline, unless ``options`` say otherwise).
 
     ``preprocessors`` (names) restricts the pool's preprocessing steps; ``None``: the default
     pool (no ``space`` argument).
     """
-    kwargs: dict[str, Any] = {"cv": 2, **options}
+    kwargs: dict[str, Any] = {"cv": 2, "ensemble_top": 1, **options}
     if preprocessors is not None:
         kwargs["space"] = FullModelSpace(preprocessors=preprocessors)
     selector = FullModelSelector(sampler=sampler, n_trials=trials, random_state=seed, **kwargs)

@@ -49,6 +49,14 @@ def test_default_pool_is_unchanged(table4: Any) -> None:
     assert all("pre:normalize" in t.params for t in selector.study_.trials)
 
 
+def test_the_table_keeps_the_papers_single_pipeline_unless_asked(table4: Any) -> None:
+    x, y = _data()
+    single = table4.select("random", x, y, 8, 0, {})
+    assert single.ensemble_top == 1 and len(single.ensemble_) == 1  # the documented tables
+    voted = table4.select("random", x, y, 8, 0, {"ensemble_top": 3})
+    assert len(voted.ensemble_) == 3
+
+
 def test_unknown_preprocessor_is_refused(table4: Any) -> None:
     with pytest.raises(SystemExit):
         table4.main(["--preprocessors", "standardize", "whiten"])
