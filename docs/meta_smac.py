@@ -180,14 +180,7 @@ def main(argv: list[str] | None = None) -> None:
         rows[f"tuned by smac (seed {seed})"] = scores
     if len(runs) > 1:
         rows[f"tuned by smac, mean of {len(runs)}"] = [statistics.fmean(c) for c in zip(*runs)]
-    print(
-        f"\nnormalized regret, {args.dim}-D, {args.budget} trials "
-        f"(tune suite: {args.seeds} seeds; report: {args.report_seeds} seeds)\n"
-    )
-    print("| settings | " + " | ".join(suites) + " |")
-    print("|---" * (len(suites) + 1) + "|")
-    for label, values in rows.items():
-        print(f"| {label} | " + " | ".join(f"{v:.3f}" for v in values) + " |")
+    print(meta.table(rows, suites, args.dim, args.budget, args.seeds, args.report_seeds))
 
 
 if __name__ == "__main__":

@@ -297,6 +297,26 @@ def tune(
     return study
 
 
+def table(
+    rows: dict[str, list[float]],
+    suites: Sequence[str],
+    dim: int,
+    budget: int,
+    seeds: int,
+    report_seeds: int,
+) -> str:
+    """The command line's report: a heading and a Markdown table of normalized regret, one
+    row per settings label, one column per suite (tuning suite first)."""
+    lines = [
+        f"\nnormalized regret, {dim}-D, {budget} trials "
+        f"(tune suite: {seeds} seeds; report: {report_seeds} seeds)\n",
+        "| settings | " + " | ".join(suites) + " |",
+        "|---" * (len(suites) + 1) + "|",
+    ]
+    lines += [f"| {k} | " + " | ".join(f"{v:.3f}" for v in vs) + " |" for k, vs in rows.items()]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m optuna_psms.meta", description=__doc__.splitlines()[0]
@@ -394,14 +414,7 @@ def main(argv: list[str] | None = None) -> None:
             rows[f"tuned by {name}, mean of {len(runs)}"] = [
                 statistics.fmean(column) for column in zip(*runs)
             ]
-    print(
-        f"\nnormalized regret, {args.dim}-D, {args.budget} trials "
-        f"(tune suite: {args.seeds} seeds; report: {args.report_seeds} seeds)\n"
-    )
-    print("| settings | " + " | ".join(suites) + " |")
-    print("|---" * (len(suites) + 1) + "|")
-    for label, values in rows.items():
-        print(f"| {label} | " + " | ".join(f"{v:.3f}" for v in values) + " |")
+    print(table(rows, suites, args.dim, args.budget, args.seeds, args.report_seeds))
 
 
 if __name__ == "__main__":
