@@ -776,3 +776,39 @@ def test_slow_refit_is_announced(tmp_path: Any, capsys: Any, monkeypatch: Any) -
     assert lines.index(line) < next(
         i for i, s in enumerate(lines) if s.startswith("Model refitted")
     )
+
+
+def test_sqlalchemy_log_records_do_not_reach_a_user_of_the_command(
+    capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C inside a query made SQLAlchemy log "Error closing cursor" with tracebacks on
+    # stderr before the command's one-line "interrupted" (seen in .ci/run, 25 Nov 2026).
+    # A fresh interpreter: pytest's own log handlers would swallow the record here.
+    code = (
+        "import logging, sys\n"
+        "from optuna_psms.cli import quiet_sqlalchemy_logs\n"
+        "if sys.argv[1] == 'quiet':\n"
+        "    quiet_sqlalchemy_logs()\n"
+        "try:\n"
+        "    raise KeyboardInterrupt\n"
+        "except KeyboardInterrupt:\n"
+        "    logger = logging.getLogger('sqlalchemy.pool.impl.QueuePool')\n"
+        "    logger.error('Error closing cursor', exc_info=True)\n"
+    )
+    runs = {
+        mode: subprocess.run(
+            [sys.executable, "-c", code, mode],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        )
+        for mode in ("loud", "quiet")
+    }
+    assert "Error closing cursor" in runs["loud"].stderr  # what a user of the command saw
+    assert runs["quiet"].returncode == 0 and runs["quiet"].stderr == ""
+    # ... and the command line quiets them before running any command.
+    import optuna_psms.cli as cli
+
+    called: list[bool] = []
+    monkeypatch.setattr(cli, "quiet_sqlalchemy_logs", lambda: called.append(True))
+    assert _run(["datasets"], capsys)[0] == 0 and called == [True]

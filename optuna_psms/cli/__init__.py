@@ -73,6 +73,22 @@ def _one_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
+def quiet_sqlalchemy_logs() -> None:
+    """Send SQLAlchemy's log records nowhere (the command line's own output is the report).
+
+    When Ctrl-C lands inside a query, SQLAlchemy invalidates the connection and then logs
+    "Error closing cursor" with two tracebacks on stderr, before the command prints its
+    one-line "interrupted" message. SQLAlchemy's real errors reach the command as
+    exceptions, so its log adds nothing a user of the command line needs.
+    """
+    import logging
+
+    logger = logging.getLogger("sqlalchemy")
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())
+    logger.propagate = False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``optuna-psms`` console script.
 
@@ -89,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     run: Any = args.run
+    quiet_sqlalchemy_logs()
     try:
         return int(run(args))
     except (UserError, MissingExtraError, MissingDriverError) as exc:
