@@ -113,6 +113,16 @@ _lock = threading.Lock()
 METRIC_LABELS = {"ber": "BER", "error": "error rate", "auc": "1 - AUC", "pi_svm": "1 - PI_SVM"}
 
 
+def metric_label(metric: str) -> str:
+    """The objective's name in a full-model study: the CV loss of ``metric`` on the data the
+    search saw, e.g. ``"CV BER"`` (a scikit-learn scorer ``s`` is minimised as ``-s``).
+
+    The dashboard shows it beside the best value, which is that CV value (optimistic), not a
+    held-out one (``optuna-psms select`` stores that in the study attr ``fms:held_out``).
+    """
+    return "CV " + METRIC_LABELS.get(metric, f"-{metric}")
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [_jsonable(v) for v in value]
@@ -243,7 +253,8 @@ def _seen_before(done: _Done, study: Study) -> bool:
 
 
 def name_metric(trial: Any, metric: str) -> None:
-    """Name the objective of ``trial``'s study after ``metric`` (e.g. ``"BER"``), once.
+    """Name the objective of ``trial``'s study after ``metric`` (:func:`metric_label`, e.g.
+    ``"CV BER"``), once.
 
     optuna-dashboard then labels its plots with it instead of "Objective 0". A trial without
     a study (``FixedTrial``) is ignored; a failure is logged, never raised.
@@ -254,7 +265,7 @@ def name_metric(trial: Any, metric: str) -> None:
     try:
         if _seen_before(_named, study):
             return
-        label = METRIC_LABELS.get(metric, f"-{metric}")
+        label = metric_label(metric)
         with warnings.catch_warnings():  # set_metric_names is "experimental" in Optuna
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             if study.metric_names != [label]:

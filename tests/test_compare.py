@@ -409,11 +409,11 @@ def test_csv_full_model_selection(tmp_path: Any, capsys: Any) -> None:
     code, out, err = _run([*argv, "--report", "none", "--n-workers", "1"], capsys)
     assert code == 0, err
     study = optuna.load_study(study_name="flowers/random/seed0", storage=url)
-    assert study.metric_names == ["BER"]
+    assert study.metric_names == ["CV BER"]
     assert study.user_attrs["compare:objective"].startswith("full model selection on ")
     assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 2
     assert all("fms:pipeline" in t.user_attrs for t in study.trials)
-    assert "Final best BER" in out
+    assert "Final best CV BER" in out
 
 
 def test_csv_resume_matches_the_data_not_the_path(

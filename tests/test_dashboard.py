@@ -95,7 +95,7 @@ def test_dashboard_serves_the_study_with_psms_and_fms_attrs(tmp_path: Any) -> No
     assert any(t.get("name") == "best so far" for t in graphs["psms-generations"]["data"])
     assert detail["note"]["body"].startswith(_study_info.NOTE_HEADING + " PSOSampler")
     assert "psms:particle" in detail["note"]["body"]
-    assert detail["objective_names"] == ["BER"]
+    assert detail["objective_names"] == ["CV BER"]
     study_attrs = {a["key"]: a["value"] for a in detail["user_attrs"]}
     assert study_attrs["psms:sampler"] == "PSOSampler"
     assert json.loads(study_attrs["psms:seed"]) == 0

@@ -134,8 +134,10 @@ class ObjectiveSpec:
         """Name of the objective value (for plots and ``study.set_metric_names``)."""
         if self.kind == "function":
             return "regret" if parse_bbob(self.name) is not None else "f(x)"
-        if self.kind in ("dataset", "csv"):
-            return self.metric.upper() if self.metric in ("ber", "auc") else self.metric
+        if self.kind in ("dataset", "csv"):  # the name the objective gives its study too
+            from optuna_psms._study_info import metric_label
+
+            return metric_label(self.metric)
         return "objective"
 
     def build(self, seed: int | None) -> Objective:

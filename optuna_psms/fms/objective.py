@@ -217,7 +217,7 @@ class FullModelObjective:
 
     def __call__(self, trial: optuna.trial.BaseTrial) -> float | tuple[float, float]:
         if len(self.directions) == 1:
-            _study_info.name_metric(trial, self.metric)  # set_metric_names, e.g. "BER", once
+            _study_info.name_metric(trial, self.metric)  # set_metric_names, e.g. "CV BER", once
         spec = self.space.suggest(trial, self.context)
         trial.set_user_attr("fms:pipeline", spec.describe())
         if spec.selector is not None and spec.selector[0].name == "mask":

@@ -190,7 +190,7 @@ def plot_loss_by_method(study: Study) -> go.Figure:
                 sampler="random", n_trials=6, random_state=0,
             ).fit(X, y)
             fig = plot_loss_by_method(model.study_)  # the estimator keeps its study
-            assert fig.layout.title.text.startswith("BER by method")
+            assert fig.layout.title.text.startswith("CV BER by method")
 
     Args:
         study: A study of :func:`optuna_psms.make_objective` (any sampler).
