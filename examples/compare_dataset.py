@@ -56,8 +56,8 @@ studies = [
     optuna.load_study(study_name=n, storage=journal) for n in optuna.get_all_study_names(journal)
 ]
 print([s.study_name for s in studies])
-plot_best_so_far(studies, target_name="BER")
+plot_best_so_far(studies, target_name="CV BER")
 
 # %%
 # The final best BER of each seed, per sampler.
-plot_final_values(studies, target_name="BER")
+plot_final_values(studies, target_name="CV BER")

@@ -8,7 +8,7 @@ the browser. A study made by an optuna-psms sampler needs no extra step there:
 * the sampler writes, once per study, the user attrs ``psms:sampler``, ``psms:settings``
   and ``psms:seed`` (they rebuild the sampler) and a study **note** saying what the sampler
   does and how to read its per-trial ``psms:*`` attrs (a note you wrote is never replaced);
-* full model selection names its objective ("BER" instead of "Objective 0");
+* full model selection names its objective ("CV BER" instead of "Objective 0");
 * :func:`optuna_psms.visualization.publish` saves the population, generation and model
   choice figures into the study; the dashboard shows them on the study's page.
   ``optuna-psms select`` and ``optuna-psms compare`` publish every 50 trials while they run
