@@ -98,8 +98,25 @@ def test_best_so_far_maximize_and_grouping_by_attr() -> None:
 
 def test_final_values_one_box_per_label() -> None:
     fig = plot_final_values({"a": [_study([3, 1]), _study([2])], "b": [_study([7])]})
-    assert [t.name for t in fig.data] == ["a", "b"]
-    assert sorted(fig.data[0].y) == [1.0, 2.0]
+    assert [t.name for t in fig.data] == ["a", "a", "b", "b"]  # a box, then its points
+    assert sorted(fig.data[1].y) == [1.0, 2.0]
+
+
+def test_final_values_boxes_are_the_tables_quartiles() -> None:
+    # With few seeds plotly's own box statistics differ from the table's IQR (a new user saw
+    # a box over the whole range of two seeds beside a narrower IQR): the box is precomputed.
+    from optuna_psms.compare._stats import summarize
+
+    finals = {"a": {0: 1.0, 1: 2.0, 2: 4.0, 3: 10.0}}
+    studies = {
+        "a": [_study([v]) for v in finals["a"].values()],
+    }
+    fig = plot_final_values(studies)
+    box = fig.data[0]
+    (row,) = summarize(finals, baseline=None)
+    assert (box.q1[0], box.median[0], box.q3[0]) == (row.q25, row.median, row.q75)
+    assert (box.lowerfence[0], box.upperfence[0]) == (1.0, 10.0)
+    assert (box.q1[0], box.q3[0]) == (1.75, 5.5)  # numpy's linear rule; plotly's gives 1.5, 7
 
 
 def test_figures_reject_bad_inputs() -> None:

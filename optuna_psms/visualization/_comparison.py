@@ -241,6 +241,11 @@ def plot_final_values(
 ) -> go.Figure:
     """Distribution of each study's best value, one box (with every seed's point) per label.
 
+    The box is the 25th-75th percentile range with the median, computed as the comparison
+    table's IQR and :func:`plot_best_so_far`'s band are (``numpy.quantile``, linear), so the
+    three agree; whiskers run to the lowest and highest value. (plotly's own box statistics use
+    another percentile rule, which with a few seeds gives visibly different boxes.)
+
     Example:
 
         .. testcode::
@@ -256,7 +261,8 @@ def plot_final_values(
                 study.optimize(lambda t: t.suggest_float("x", -1, 1) ** 2, n_trials=5)
                 studies.append(study)
             fig = plot_final_values(studies)
-            assert len(fig.data) == 1 and len(fig.data[0].y) == 3
+            box, points = fig.data  # the box, then every seed's point
+            assert len(points.y) == 3 and box.q1[0] <= box.median[0] <= box.q3[0]
 
     Args:
         studies: Studies by label (see :func:`group_studies`).
@@ -270,21 +276,45 @@ def plot_final_values(
     fig = go.Figure()
     for label, members, color in _colored_groups(studies):
         finals = [(s.study_name, c[-1]) for s in members if len(c := best_so_far(s))]
-        fig.add_trace(
+        values = np.array([v for _, v in finals], dtype=float)
+        if values.size:
+            q1, med, q3 = (float(v) for v in np.quantile(values, [0.25, 0.5, 0.75]))
+            low, high = float(values.min()), float(values.max())
+        else:
+            q1 = med = q3 = low = high = math.nan
+        fig.add_trace(  # the box, from the table's percentiles
             go.Box(
-                y=[v for _, v in finals],
+                x=[label],
+                q1=[q1],
+                median=[med],
+                q3=[q3],
+                lowerfence=[low],
+                upperfence=[high],
+                name=label,
+                line={"color": color},
+                fillcolor=_rgba(color, 0.15),
+                hoverinfo="y",
+                legendgroup=label,
+            )
+        )
+        fig.add_trace(  # every seed's point, spread sideways (this trace's own box is hidden)
+            go.Box(
+                x=[label] * len(finals),
+                y=values,
                 name=label,
                 boxpoints="all",
                 jitter=0.4,
                 pointpos=0.0,
                 marker={"color": color, "size": 7},
-                line={"color": color},
-                fillcolor=_rgba(color, 0.15),
+                line={"color": "rgba(0,0,0,0)"},
+                fillcolor="rgba(0,0,0,0)",
                 text=[name for name, _ in finals],
                 hovertemplate="%{text}<br>best %{y:.4g}<extra></extra>",
+                legendgroup=label,
             )
         )
     fig.update_layout(
+        boxmode="overlay",
         title="Final best value per seed",
         yaxis_title=target_name,
         xaxis_title="Sampler",
