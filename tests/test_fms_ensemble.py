@@ -186,3 +186,17 @@ def test_a_member_with_nan_scores_abstains(n_classes: int) -> None:
     proba = vote_proba(members, None, n_classes)
     np.testing.assert_allclose(proba[0], np.mean([first, second], axis=0))
     assert np.isnan(proba[1]).all()
+
+
+def test_the_refit_after_the_progress_bar_is_announced(
+    binary: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A slow pipeline's refits (ten of them with the vote) ran in silence after the bar's 100 %.
+    X, y = binary
+    FullModelSelector(space=SPACE, sampler="random", n_trials=4, random_state=0,
+                      show_progress_bar=True, ensemble_top=3).fit(X, y)  # fmt: skip
+    err = capsys.readouterr().err
+    assert f"search done; refitting up to 3 best distinct pipelines on {len(y)} rows" in err
+    FullModelSelector(space=SPACE, sampler="random", n_trials=4, random_state=0,
+                      ensemble_top=1).fit(X, y)  # fmt: skip
+    assert "refitting" not in capsys.readouterr().err  # no bar, no line

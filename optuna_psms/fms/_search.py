@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import contextlib
 import logging
 import math
+import sys
 from typing import Any
 from typing import ClassVar
 from typing import TypeVar
@@ -263,6 +264,14 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
             }
             raise RuntimeError(
                 "no pipeline could be evaluated; errors: " + "; ".join(sorted(errors))[:2000]
+            )
+        if self.show_progress_bar:  # after the bar's 100 %, the refits can take minutes
+            top = getattr(self, "ensemble_top", None) or 1
+            what = "the chosen pipeline" if top < 2 else f"up to {top} best distinct pipelines"
+            print(
+                f"search done; refitting {what} on {len(objective.y)} rows ...",
+                file=sys.stderr,
+                flush=True,
             )
         best, loss = choose(self, X, y, objective, study)
         self._refit(objective, study, best)

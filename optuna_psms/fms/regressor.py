@@ -50,7 +50,8 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         load_if_exists: Continue an existing study of that name.
         n_jobs: Parallel trials (threads).
         random_state: Seed of the sampler, folds, subsamples and estimators.
-        show_progress_bar: Show Optuna's progress bar.
+        show_progress_bar: Show Optuna's progress bar, and a line on stderr when the search
+            is done and the refit starts.
         verbose: Optuna's log lines during :meth:`fit` (``0``: none per trial; see
             :class:`~optuna_psms.fms.FullModelSelector`).
         callbacks: Optuna study callbacks called after every trial of the search (see

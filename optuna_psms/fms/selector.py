@@ -92,7 +92,8 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         load_if_exists: Continue an existing study of that name.
         n_jobs: Parallel trials (threads, as ``study.optimize(n_jobs=...)``).
         random_state: Seed of the sampler, folds, subsamples and estimators.
-        show_progress_bar: Show Optuna's progress bar.
+        show_progress_bar: Show Optuna's progress bar, and a line on stderr when the search
+            is done and the refit starts.
         verbose: ``0`` (default): no per-trial log lines, only Optuna's warnings (e.g. a
             failed trial); ``1``: Optuna's INFO line per trial; ``2``: DEBUG. Optuna's
             verbosity is set for the duration of :meth:`fit` and restored afterwards.
