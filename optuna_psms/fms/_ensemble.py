@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-import warnings
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,6 +20,7 @@ from scipy.special import expit
 from sklearn.pipeline import Pipeline
 
 from optuna_psms.fms._reselect import candidates
+from optuna_psms.fms._search import fit_pipeline
 from optuna_psms.fms.objective import FullModelObjective
 
 
@@ -63,20 +63,13 @@ def fit_members(
     objective: FullModelObjective, trials: list[optuna.trial.FrozenTrial]
 ) -> list[Pipeline]:
     """Each trial's pipeline, encoder first, fitted on the objective's whole data."""
-    members = []
-    for trial in trials:
-        model = objective.build_pipeline(trial.params)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model.fit(objective.X, objective.y)
-        members.append(Pipeline([("encoder", objective.encoder), *model.steps]))
-    return members
+    return [fit_pipeline(objective, dict(trial.params)) for trial in trials]
 
 
 def softmax_scores(dec: NDArray[np.float64], n_classes: int) -> NDArray[np.float64]:
     """Logistic (binary, 1-D) or softmax squashing of decision values into ``[0, 1]``."""
     if n_classes == 2 and dec.ndim == 1:
-        p1 = 1.0 / (1.0 + np.exp(-dec))
+        p1 = np.asarray(expit(dec), dtype=np.float64)  # 1 / (1 + exp(-dec)), no overflow
         return np.column_stack([1.0 - p1, p1])
     e = np.exp(dec - dec.max(axis=1, keepdims=True))
     return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float64)

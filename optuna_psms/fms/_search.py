@@ -131,6 +131,16 @@ def optuna_verbosity(verbose: int | bool) -> Iterator[None]:
 _S = TypeVar("_S", bound="FullModelSearch")
 
 
+def fit_pipeline(objective: FullModelObjective, params: dict[str, Any]) -> Pipeline:
+    """The pipeline of ``params``, encoder first, fitted on all of the objective's data (the
+    refit of a search's chosen trial, and of each member of a vote)."""
+    model = objective.build_pipeline(params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(objective.X, objective.y)
+    return Pipeline([("encoder", objective.encoder), *model.steps])
+
+
 class FullModelSearch(BaseEstimator):  # type: ignore[misc]
     """Search a full-model space with Optuna and refit the best pipeline (a base class).
 
@@ -280,11 +290,7 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
     def _refit(
         self, objective: FullModelObjective, study: optuna.Study, best: optuna.trial.FrozenTrial
     ) -> None:
-        model = objective.build_pipeline(best.params)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model.fit(objective.X, objective.y)
-        self.best_pipeline_ = Pipeline([("encoder", objective.encoder), *model.steps])
+        self.best_pipeline_ = fit_pipeline(objective, best.params)
         self.best_params_ = dict(best.params)
         self.best_trial_ = best
         self.best_loss_ = float(best.values[0]) if best.values else float("nan")
