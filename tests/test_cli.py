@@ -812,3 +812,25 @@ def test_sqlalchemy_log_records_do_not_reach_a_user_of_the_command(
     called: list[bool] = []
     monkeypatch.setattr(cli, "quiet_sqlalchemy_logs", lambda: called.append(True))
     assert _run(["datasets"], capsys)[0] == 0 and called == [True]
+
+
+def test_ctrl_c_inside_optunas_last_write_is_still_an_interrupt(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Optuna 5.0's _run_trial raises UnboundLocalError from its `finally` when Ctrl-C lands
+    # inside its final storage write; the command exited 1 with a traceback (.ci/run, 25 Nov).
+    from optuna_psms.fms import FullModelSelector
+
+    def fit(self: Any, X: Any, y: Any) -> Any:
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise UnboundLocalError("cannot access local variable 'updated_state'")
+
+    monkeypatch.setattr(FullModelSelector, "fit", fit)
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    argv = _select_argv(tmp_path, "--n-trials", "3", "--storage", db, "--study-name", "cut")
+    code, _, err = _run(argv, capsys)
+    assert code == 130 and "optuna-psms: interrupted; study 'cut' is kept" in err
+    assert "Traceback" not in err and "UnboundLocalError" not in err

@@ -258,6 +258,24 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any, str]:
     return X, y, args.dataset
 
 
+def _cut_by_ctrl_c(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while Python handled a Ctrl-C (a KeyboardInterrupt in its
+    ``__context__`` chain).
+
+    Optuna 5.0's ``_run_trial`` turns a Ctrl-C that lands inside its final storage write into
+    an ``UnboundLocalError`` from its ``finally`` block (seen in ``.ci/run``, 25 Nov 2026);
+    that is still the user's interrupt.
+    """
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__context__
+    return False
+
+
 def _check_target_complete(y: Any, label: str) -> None:
     """Refuse a bundled dataset's target with missing values before the split, so the
     message counts every row (a CSV file's target is checked by ``load_csv``, which names
@@ -646,8 +664,13 @@ def run(args: argparse.Namespace) -> int:
         model.fit(X_search, y_search)
     except KeyboardInterrupt:
         interrupted = True
-    except (ValueError, RuntimeError) as exc:
-        raise UserError(str(exc)) from None
+    except Exception as exc:
+        if _cut_by_ctrl_c(exc):
+            interrupted = True
+        elif isinstance(exc, ValueError | RuntimeError):
+            raise UserError(str(exc)) from None
+        else:
+            raise
     try:
         study = optuna.load_study(study_name=study_name, storage=storage)
         trials = study.get_trials(deepcopy=False)
