@@ -132,7 +132,13 @@ def vote(
 
 
 def _run(
-    name: str, seed: int, sampler: str, trials: int, ks: list[int], out: str | None
+    name: str,
+    seed: int,
+    sampler: str,
+    trials: int,
+    ks: list[int],
+    out: str | None,
+    scores_out: str | None = None,
 ) -> dict[str, Any]:
     x_tr, x_te, y_tr, y_te = split(name, seed)
     start = time.perf_counter()
@@ -172,6 +178,17 @@ def _run(
     if out is not None:
         with open(out, "a") as f:
             f.write(json.dumps(row) + "\n")
+    if scores_out is not None and all(sc is not None for sc in scores):
+        side = {
+            "set": name,
+            "seed": seed,
+            "sampler": sampler,
+            "y_test": [int(v) for v in np.searchsorted(classes, np.asarray(y_te))],
+            "member_params": [m.best_trial_.params for m in fitted],
+            "member_scores": [np.round(sc, 5).tolist() for sc in scores if sc is not None],
+        }
+        with open(scores_out, "a") as f:
+            f.write(json.dumps(side, default=str) + "\n")
     return row
 
 
@@ -238,6 +255,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ks", type=int, nargs="+", default=[1, 3, 5, 10])
     parser.add_argument("--out", default=None, metavar="FILE.jsonl")
     parser.add_argument("--summary", default=None, metavar="FILE.jsonl")
+    parser.add_argument(
+        "--scores",
+        default=None,
+        metavar="FILE.jsonl",
+        help="also append, per binary search, the test labels and every member's centred "
+        "test scores and parameters (to study other combination rules without rerunning)",
+    )
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")
@@ -248,7 +272,7 @@ def main(argv: list[str] | None = None) -> None:
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             for name in args.sets:
                 for s in args.samplers:
-                    rows.append(_run(name, seed, s, args.trials, args.ks, args.out))
+                    rows.append(_run(name, seed, s, args.trials, args.ks, args.out, args.scores))
     baselines = {}
     for name, seed in sorted({(r["set"], r["seed"]) for r in rows}):
         base = _baselines(*split(name, seed), seed)

@@ -172,6 +172,26 @@ def test_summary_normalizes_by_random() -> None:
     assert summary["losses"]["a"] == [2]
 
 
+def test_a_loss_is_significant_only_when_the_runs_show_it() -> None:
+    # Function 1: "a" loses every one of 8 runs to random (p = 1/12870 < 0.05): L*.
+    # Function 2: "a" has the larger median but the samples interleave: a plain L.
+    # Function 3: three seeds each, all of "a" above all of random: p = 0.05, never below.
+    rows = [("random", 1, v) for v in range(8)] + [("a", 1, 10.0 + v) for v in range(8)]
+    rows += [("random", 2, v) for v in (1.0, 3.0, 5.0, 7.0)]
+    rows += [("a", 2, v) for v in (2.0, 4.0, 6.0, 8.0)]
+    rows += [("random", 3, v) for v in (1.0, 2.0, 3.0)] + [("a", 3, v) for v in (4.0, 5.0, 6.0)]
+    runs = [{"sampler": s, "function": f, "trace": [float(v)]} for s, f, v in rows]
+    summary = bbob.summarize(runs, ["random", "a"], [1, 2, 3])
+    assert summary["losses"]["a"] == [1, 2, 3]
+    assert summary["significant_losses"] == {"random": [], "a": [1]}
+    assert summary["loss_p"][("a", 3)] == pytest.approx(0.05)
+    table = bbob.markdown(summary, ["random", "a"], [1, 2, 3])
+    assert "| f1 sphere | 1 | 3.86 L* |" in table and "| f2 ellipsoid | 1 | 1.25 L |" in table
+    assert "| f3 rastrigin | 1 | 2.5 L |" in table
+    assert "| of which significant (one-sided Mann-Whitney, p < 0.05) | 0 | 1 |" in table
+    assert bbob.loss_p_value([3.0], [1.0, 2.0]) == 1.0  # one run: no test
+
+
 def test_summary_with_a_sampler_missing_functions() -> None:
     runs = [
         {"sampler": s, "function": f, "trace": [v]}

@@ -11,7 +11,11 @@ random, TPE and CMA-ES samplers.
 of its final regret divided by the same median of ``RandomSampler`` *in the same run*;
 the *normalized regret* of a sampler is the mean of that ratio over the functions (random
 scores 1.000, lower is better). A sampler whose ratio exceeds 1 on a function did worse
-than random there; the table marks it ``L``.
+than random there; the table marks it ``L``, and ``L*`` where that loss is also
+significant: a one-sided Mann-Whitney U test of the sampler's final regrets against
+random's over the seeds and instances gives ``p < 0.05`` (:data:`LOSS_LEVEL`). With three
+seeds no loss can be significant (the smallest one-sided p of 3 against 3 is 0.05): a
+3-seed ``L`` is a median, not evidence. Judge "worse than random" with 10-30 seeds.
 
 **Names.** Any name of :data:`optuna_psms._registry.SAMPLERS`, and for this package's
 samplers ``NAME@budget``: the same sampler built with ``budget=trials`` (its budget-aware
@@ -47,6 +51,9 @@ import optuna
 
 from optuna_psms.benchmarks._args import positive_int
 
+
+#: Level of the one-sided Mann-Whitney U test that marks a loss to random significant.
+LOSS_LEVEL = 0.05
 
 #: The 24 noiseless ``bbob`` functions, by COCO function id.
 FUNCTION_NAMES: dict[int, str] = {
@@ -282,6 +289,19 @@ def _ratio(value: float, reference: float) -> float:
     return 1.0 if value <= reference else math.inf
 
 
+def loss_p_value(sampler: Sequence[float], random: Sequence[float]) -> float:
+    """One-sided p of "the sampler's final regrets tend to be larger than random's".
+
+    Mann-Whitney U (rank-sum) over the runs (seeds x instances), exact for small samples
+    without ties; 1.0 when either side has fewer than two runs.
+    """
+    if len(sampler) < 2 or len(random) < 2:
+        return 1.0
+    from scipy.stats import mannwhitneyu
+
+    return float(mannwhitneyu(sampler, random, alternative="greater").pvalue)
+
+
 def summarize(
     runs: list[dict[str, Any]], samplers: Sequence[str], functions: Sequence[int]
 ) -> dict[str, Any]:
@@ -314,11 +334,20 @@ def summarize(
         if len(ran[s]) == len(functions)
     }
     losses = {s: [f for f in ran[s] if ratio[(s, f)] > 1.0] for s in samplers}
+    loss_p = {
+        (s, f): loss_p_value(finals[(s, f)], finals[("random", f)])
+        for s in samplers
+        for f in losses[s]
+    }
     out: dict[str, Any] = {
         "median": median,
         "ratio": ratio,
         "normalized": normalized,
         "losses": losses,
+        "loss_p": loss_p,
+        "significant_losses": {
+            s: [f for f in losses[s] if loss_p[(s, f)] < LOSS_LEVEL] for s in samplers
+        },
         "ran": ran,
         "common_functions": common,
         "common": {s: statistics.fmean(ratio[(s, f)] for f in common) for s in samplers if common},
@@ -335,17 +364,22 @@ def summarize(
 def markdown(summary: dict[str, Any], samplers: Sequence[str], functions: Sequence[int]) -> str:
     """The table: ratio to random's median final regret per function, ``L`` above 1.
 
+    ``L*`` marks a loss that is significant (see :func:`loss_p_value`); a summary without
+    ``"significant_losses"`` (older callers) marks none.
+
     A function a sampler did not run on is ``-``; so is its normalized regret over all the
     functions, and a row gives every sampler's mean over the functions all of them ran.
     """
     ratio = summary["ratio"]
     ran = summary.get("ran", {s: list(functions) for s in samplers})
+    significant = summary.get("significant_losses", {})
     lines = ["| function | " + " | ".join(samplers) + " |", "|---" * (len(samplers) + 1) + "|"]
     for f in functions:
         cells = []
         for s in samplers:
             r = ratio.get((s, f))
-            cells.append("-" if r is None else f"{r:.3g}" + (" L" if r > 1.0 else ""))
+            mark = " L*" if f in significant.get(s, ()) else " L" if r and r > 1.0 else ""
+            cells.append("-" if r is None else f"{r:.3g}{mark}")
         lines.append(f"| f{f} {FUNCTION_NAMES[f]} | " + " | ".join(cells) + " |")
     normalized = summary["normalized"]
     common = summary.get("common_functions", functions)
@@ -371,6 +405,12 @@ def markdown(summary: dict[str, Any], samplers: Sequence[str], functions: Sequen
         )
         + " |"
     )
+    if significant:
+        lines.append(
+            f"| of which significant (one-sided Mann-Whitney, p < {LOSS_LEVEL:g}) | "
+            + " | ".join(str(len(significant[s])) for s in samplers)
+            + " |"
+        )
     for key, label in (("wall", "on a wall"), ("centre", "on the centre")):
         shares = summary.get(key, {})
         if shares:
@@ -540,7 +580,8 @@ def main(argv: list[str] | None = None) -> None:
         f"bbob, {meta['dim']} dimensions, {meta['trials']} trials, "
         f"seeds {_seeds_label(seed_list(meta))}, "
         f"instances {meta['instances']} (optuna {meta['optuna']}): median final regret / "
-        "RandomSampler's, per function; L: worse than random.\n"
+        "RandomSampler's, per function; L: worse than random; L*: significantly worse "
+        f"(one-sided Mann-Whitney over the runs, p < {LOSS_LEVEL:g}).\n"
     )
     print(markdown(summary, samplers, functions))
     if args.plots:
