@@ -55,3 +55,17 @@ def test_members_are_distinct_and_start_with_the_selector(script: Any) -> None:
     keys = [json.dumps(m.best_trial_.params, sort_keys=True) for m in fitted]
     assert len(set(keys)) == 4
     assert all(len(m.ensemble_) == 1 for m in fitted)  # each member one pipeline, not a vote
+
+
+def test_scores_side_file_replays_the_centred_vote(script: Any, tmp_path: Path) -> None:
+    out, side = tmp_path / "rows.jsonl", tmp_path / "scores.jsonl"
+    row = script._run("heart", 0, "random", 8, [1, 3], str(out), str(side))
+    saved = json.loads(side.read_text())
+    assert (saved["set"], saved["seed"], saved["sampler"]) == ("heart", 0, "random")
+    y = np.asarray(saved["y_test"])
+    scores = np.asarray(saved["member_scores"])
+    assert scores.shape == (row["n_members"], y.size) and len(saved["member_params"]) == 3
+    for k in (1, 3):
+        pred = (scores[:k].mean(axis=0) >= 0.5).astype(int)
+        ber = 100.0 * (1.0 - 0.5 * (np.mean(pred[y == 0] == 0) + np.mean(pred[y == 1] == 1)))
+        assert ber == pytest.approx(row["test_ber"][f"centred{k}"], abs=1e-9)
