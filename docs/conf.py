@@ -92,7 +92,7 @@ intersphinx_mapping: dict[str, tuple[str, str | None]] = {}
 # that hold a figure, before the figures' inline scripts run.
 
 
-class _SitePlotlyRenderer(MimetypeRenderer):
+class _SitePlotlyRenderer(MimetypeRenderer):  # type: ignore[misc]  # plotly: no stubs, Any base
     """A figure as an HTML fragment that expects ``Plotly`` from the page."""
 
     def to_mimebundle(self, fig_dict: Any) -> dict[str, str]:

@@ -248,12 +248,14 @@ def summary(results: list[dict[str, Any]], samplers: list[str], threshold: float
 
     tables: list[tuple[str, list[tuple[str, Any]]]] = []
     for table, rule in ((runs, "samplers' rule"), (post, "fitness rule")):
-        for key, title in (
+        for field, title in (
             ("accuracy", "CV accuracy (%)"),
             ("psv", "PSV (%)"),
             ("pfc", "PFC (%)"),
         ):
-            cols = [(s, lambda n, s=s, k=key, t=table: mean(t, n, s, k)) for s in samplers]
+            cols: list[tuple[str, Any]] = [
+                (s, lambda n, s=s, k=field, t=table: mean(t, n, s, k)) for s in samplers
+            ]
             tables.append((f"{title}, {rule}", cols))
     columns: list[tuple[str, Any]] = []
     for e in (e for e in ("umda", "bumda") if e in samplers):
@@ -294,7 +296,9 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--from-json", nargs="+", help="summarise these files, run nothing")
     args = parser.parse_args(argv)
     if args.from_json:
-        results = [r for path in args.from_json for r in json.loads(Path(path).read_text())]
+        results: list[dict[str, Any]] = [
+            r for path in args.from_json for r in json.loads(Path(path).read_text())
+        ]
         samplers = list(dict.fromkeys(r["sampler"] for r in results))
         print(summary(results, samplers, args.threshold))
         return results
@@ -304,7 +308,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     cap = args.budget if args.cap is None else args.cap
     tasks = [(n, args.samplers, args.budget, k, args.folds, args.threshold, cap)
              for k in seeds for n in args.sets]  # fmt: skip
-    results: list[dict[str, Any]] = []
+    results = []
     with ProcessPoolExecutor(args.jobs) as pool:
         for part in pool.map(_task, tasks) if args.jobs > 1 else map(_task, tasks):
             results += part

@@ -21,6 +21,7 @@ sequential outer study, not one of this package's storage-derived samplers).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 import statistics
 import tempfile
 from typing import Any
@@ -65,9 +66,9 @@ class SmacParent(optuna.samplers.BaseSampler):
                 cs.add(Integer(name, (low, high)))
                 self._dists[name] = IntDistribution(low, high)
             else:
-                name, low, high = spec[0], float(spec[1]), float(spec[2])
-                cs.add(Float(name, (low, high)))
-                self._dists[name] = FloatDistribution(low, high)
+                name, flow, fhigh = spec[0], float(spec[1]), float(spec[2])
+                cs.add(Float(name, (flow, fhigh)))
+                self._dists[name] = FloatDistribution(flow, fhigh)
         scenario = Scenario(
             cs,
             deterministic=True,  # the inner score is a function of the settings (fixed seeds)
@@ -107,7 +108,7 @@ class SmacParent(optuna.samplers.BaseSampler):
         study: optuna.Study,
         trial: FrozenTrial,
         state: TrialState,
-        values: list[float] | None,
+        values: Sequence[float] | None,
     ) -> None:
         from smac.runhistory.dataclasses import TrialValue
 

@@ -25,6 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 import json
 import statistics
 import time
+from typing import Any
 import warnings
 
 import numpy as np
@@ -44,7 +45,7 @@ def _ber(model: object, x: object, y: np.ndarray) -> float:
     return 100.0 * (1.0 - float(balanced_accuracy_score(y, pred)))
 
 
-def _run(task: tuple[str, int, str, int, int, tuple[int, ...]]) -> dict[str, object]:
+def _run(task: tuple[str, int, str, int, int, tuple[int, ...]]) -> dict[str, Any]:
     name, seed, sampler, trials, n_refit, tops = task
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")
@@ -65,7 +66,10 @@ def _run(task: tuple[str, int, str, int, int, tuple[int, ...]]) -> dict[str, obj
             seen.add(key)
             ranked.append(t)
     ranked = ranked[:n_refit]
-    cv2 = [100.0 * float(t.value) for t in ranked]
+    cv2 = []
+    for t in ranked:
+        assert t.value is not None  # a COMPLETE trial
+        cv2.append(100.0 * float(t.value))
     test = []
     for t in ranked:
         refit = FullModelSelector(cv=2, random_state=seed)
@@ -120,16 +124,16 @@ def main() -> None:
         with open(args.out, "w") as f:
             for r in runs:
                 f.write(json.dumps(r) + "\n")
-    rules = list(runs[0]["picks"])  # type: ignore[arg-type]
+    rules = list(runs[0]["picks"])
     for s in args.samplers:
         print(f"\n{s}: mean test BER (%) of the trial each rule picks, {args.trials} trials")
         print("| set | " + " | ".join(rules) + " | best2 CV | rho |")
         print("|---" * (len(rules) + 3) + "|")
         for name in [*args.sets, "mean"]:
             rs = [r for r in runs if r["sampler"] == s and name in (r["set"], "mean")]
-            cells = [f"{statistics.fmean(r['picks'][k] for r in rs):.2f}" for k in rules]  # type: ignore[index]
-            cv = statistics.fmean(r["cv2"][0] for r in rs)  # type: ignore[index]
-            rho = statistics.fmean(r["spearman"] for r in rs)  # type: ignore[misc]
+            cells = [f"{statistics.fmean(r['picks'][k] for r in rs):.2f}" for k in rules]
+            cv = statistics.fmean(r["cv2"][0] for r in rs)
+            rho = statistics.fmean(r["spearman"] for r in rs)
             print(f"| {name} | " + " | ".join(cells) + f" | {cv:.2f} | {rho:.2f} |")
 
 

@@ -149,6 +149,7 @@ def run_one(name: str, seed: int, sampler: str, trials: int, cv: int) -> dict[st
     trials_ = study.get_trials(deepcopy=False)
     fit = sum(float(t.user_attrs.get("fms:fit_time", 0.0)) for t in trials_)
     best = study.best_trial
+    assert best.value is not None
     model = objective.build_pipeline(best.params).fit(objective.X, objective.y)
     pred = model.predict(objective.encoder.transform(x_te))
     return {
@@ -189,7 +190,7 @@ def sampler_cost(n_features: int, trials: int, sampler: str, seed: int) -> dict[
         spec = space.suggest(trial, context)
         mask = spec.selector[1]["mask"] if spec.selector is not None else ()
         rate = float(spec.classifier[1]["learning_rate"])
-        return float(np.mean([not m for m in mask[:5]])) + abs(np.log10(rate) + 1.0)
+        return float(np.mean([not m for m in mask[:5]])) + abs(float(np.log10(rate)) + 1.0)
 
     timed = TimedSampler(make_rsdu_sampler(sampler, seed, trials))
     study = optuna.create_study(sampler=timed)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from typing import Any
+from typing import Literal
 
 from hypothesis import given
 from hypothesis import HealthCheck
@@ -15,6 +16,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 import numpy as np
 import optuna
+from optuna.distributions import BaseDistribution
 from optuna.distributions import CategoricalDistribution
 from optuna.distributions import FloatDistribution
 from optuna.distributions import IntDistribution
@@ -134,6 +136,7 @@ def test_conditional_space_swarm_finds_the_best_branch(name: str) -> None:
         study = optuna.create_study(sampler=make(name, seed=seed))
         study.optimize(psms_like, n_trials=250)
         best = study.best_trial
+        assert best.value is not None
         found += best.params["clf"] == "svm" and best.value < 0.08
     assert found >= 16, found
 
@@ -388,7 +391,7 @@ def test_property_values_inside_distributions_and_sampler_never_raises(
     space: dict[str, Any],
     outcomes: list[str],
     conditional: bool,
-    direction: str,
+    direction: Literal["minimize", "maximize"],
 ) -> None:
     study = optuna.create_study(direction=direction, sampler=make(name, seed=0))
 
@@ -419,7 +422,7 @@ def test_unknown_sample_relative_space_is_sampled_from_the_hash() -> None:
     study = optuna.create_study(sampler=PSOSampler(seed=0))
     trial_id = study._storage.create_new_trial(study._study_id)
     frozen = study._storage.get_trial(trial_id)
-    space = {"never_seen": FloatDistribution(0, 1)}
+    space: dict[str, BaseDistribution] = {"never_seen": FloatDistribution(0, 1)}
     params = study.sampler.sample_relative(study, frozen, space)
     assert params["never_seen"] == _space.decode(
         float(hash_uniform(0, 0, ["never_seen"])[0]), space["never_seen"]
@@ -447,7 +450,7 @@ def test_many_waiting_trials_are_not_all_reread_on_every_trial() -> None:
     try:
         study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=20)
     finally:
-        _compat.fetch_changed_trials = original  # type: ignore[assignment]
+        _compat.fetch_changed_trials = original
     assert max(reads) <= _view.BARE_PER_SYNC
     assert [t.params["x"] for t in study.trials[3:23]] == [i / 200 for i in range(20)]
     assert all(r is not None and r["m"] >= 0 for r in records(study)[3:23])
@@ -470,7 +473,7 @@ class _ToyStrategy(Strategy):
     """Converges after two finished trials; member = position in the run."""
 
     def tell(self, record: Record) -> None:
-        self.finished = getattr(self, "finished", set())
+        self.finished: set[int] = getattr(self, "finished", set())
         if record.finished:
             self.finished.add(record.number)
 

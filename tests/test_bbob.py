@@ -79,9 +79,9 @@ def test_sampler_names_with_budget_and_arguments() -> None:
     absorb = bbob.build_sampler('pso@budget{"boundary": "absorb", "swarm_size": 10}', 0, 200)
     assert isinstance(budgeted, PSOSampler) and isinstance(absorb, PSOSampler)
     assert plain._params["n_iterations"] == 50  # type: ignore[attr-defined]
-    assert budgeted._params["n_iterations"] == 50  # type: ignore[attr-defined]  # 4 particles
-    assert absorb._params["n_iterations"] == 20  # type: ignore[attr-defined]
-    assert absorb._params["boundary"] == "absorb"  # type: ignore[attr-defined]
+    assert budgeted._params["n_iterations"] == 50  # 4 particles
+    assert absorb._params["n_iterations"] == 20
+    assert absorb._params["boundary"] == "absorb"
 
 
 def test_script_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -99,11 +99,11 @@ def test_grid_budget_layout() -> None:
     assert budget_layout("annealed", 2, 1000, 10, None) == (10, 9)
     s = FocusedGridSampler(mode="annealed", budget=200)
     strategy = s._make_strategy(_dims(5), 0)
-    assert strategy.budget() == 10 * 20  # type: ignore[operator]
+    assert strategy.budget() == 10 * 20
     paper = FocusedGridSampler(mode="annealed")._make_strategy(_dims(5), 0)
-    assert paper.budget() == 10 * 25  # type: ignore[operator]
+    assert paper.budget() == 10 * 25
     dfgs = FocusedGridSampler(budget=200)._make_strategy(_dims(2), 0)
-    assert dfgs.budget() == 15 * 13  # type: ignore[operator]
+    assert dfgs.budget() == 15 * 13
 
 
 def test_dfgs_with_a_budget_below_one_level_runs_afgs() -> None:

@@ -366,7 +366,7 @@ def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
     assert f"CV ber on search data (2-fold): {study.best_value:.4f}" in out
     # The held-out number is the saved pipeline refitted on the search rows, scored on the
     # 20 others: recompute it from the same split.
-    from optuna_psms.cli.select import _split
+    from optuna_psms.cli._holdout import split as _split
     from optuna_psms.fms.metrics import balanced_error_rate
 
     X, y = load_csv_frame(tmp_path / "data.csv")
@@ -550,9 +550,9 @@ def test_no_holdout_and_default_seed_from_the_study_name(tmp_path: Any, capsys: 
 
 def test_trial_timeout_reaches_the_search(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
     from optuna_psms.fms import _search
+    from optuna_psms.fms.objective import make_objective as real  # the one _search calls
 
     seen: list[Any] = []
-    real = _search.make_objective
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         seen.append(kwargs.get("trial_timeout"))

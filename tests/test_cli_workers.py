@@ -96,6 +96,7 @@ def test_two_select_processes_are_one_pso_population(tmp_path: Any) -> None:
     ]
     outs = [p.communicate(timeout=600) for p in procs]
     storage = open_storage(PG)
+    assert storage is not None
     try:
         assert [p.returncode for p in procs] == [0, 0], outs
         trials = optuna.load_study(study_name=name, storage=storage).trials

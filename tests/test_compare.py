@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 from typing import Any
+from typing import Literal
 
 import optuna
 from optuna.trial import TrialState
@@ -64,7 +65,11 @@ def _compare(url: str, *extra: str) -> list[str]:
 # ---- figures ------------------------------------------------------------------------
 
 
-def _study(values: list[float], direction: str = "minimize", label: str | None = None) -> Any:
+def _study(
+    values: list[float],
+    direction: Literal["minimize", "maximize"] = "minimize",
+    label: str | None = None,
+) -> Any:
     study = optuna.create_study(direction=direction)
     dist = optuna.distributions.FloatDistribution(0, 1)
     for v in values:
@@ -141,7 +146,7 @@ def test_summarize_wins_and_wilcoxon() -> None:
     assert (rows[0].wins, rows[0].ties, rows[0].losses) == (8, 0, 0)
     expected = wilcoxon(list(better.values()), list(base.values())).pvalue
     assert rows[0].p_value == pytest.approx(expected)
-    assert rows[0].p_value < 0.05
+    assert rows[0].p_value is not None and rows[0].p_value < 0.05
     assert rows[1].note == "baseline" and rows[1].wins is None
     flipped = summarize({"x": better, "tpe": base}, baseline="tpe", maximize=True)
     assert (flipped[0].wins, flipped[0].losses) == (0, 8)
@@ -327,7 +332,7 @@ def test_parallel_workers_in_memory_refused() -> None:
 
 def test_parallel_workers(tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path / 'p.db'}"
-    seen = []
+    seen: list[int] = []
     result = compare_samplers(
         "sphere",
         "pso,random",
@@ -522,9 +527,12 @@ def test_studies_are_published_for_the_dashboard(
     import optuna_psms.visualization as visualization
 
     published: list[str] = []
-    monkeypatch.setattr(
-        visualization, "publish", lambda s: published.append(s.study_name) or [], raising=False
-    )
+
+    def publish(study: optuna.Study) -> list[str]:
+        published.append(study.study_name)
+        return []
+
+    monkeypatch.setattr(visualization, "publish", publish, raising=False)
     url = f"sqlite:///{tmp_path / 'd.db'}"
     code, out, err = _run(
         _compare(url, "--seeds", "1", "--n-trials", "2", "--report", "none"), capsys
@@ -627,7 +635,7 @@ def test_bbob_function_by_name(tmp_path: Any, capsys: Any) -> None:
     for trial in study.trials:  # each value is that instance's regret at the trial's point
         x = [trial.params[f"x{i}"] for i in range(3)]
         assert trial.value == pytest.approx(problem(x))
-        assert trial.value >= 0
+        assert trial.value is not None and trial.value >= 0
 
 
 @pytest.mark.parametrize(

@@ -230,6 +230,7 @@ def test_set_attrs_writes_all_in_one_batch(study: optuna.Study) -> None:
     appends = []
     backend = getattr(study._storage, "_backend", None)
     if isinstance(study._storage, optuna.storages.JournalStorage):
+        assert backend is not None
         original = backend.append_logs
 
         def counted(logs: Any) -> None:

@@ -13,14 +13,16 @@ from tests.samplers import SAMPLERS
 
 # Optuna ships its conformance suite from 4.8.0 on; the oldest supported Optuna (4.0.0) runs
 # every other test of the package.
-suite = pytest.importorskip(
+pytest.importorskip(
     "optuna.testing.pytest_samplers", reason="this Optuna does not ship its sampler suite"
 )
 
+from optuna.testing.pytest_samplers import BasicSamplerTestCase
+from optuna.testing.pytest_samplers import RelativeSamplerTestCase
+from optuna.testing.pytest_samplers import SingleOnlySamplerTestCase
 
-class TestConformance(
-    suite.BasicSamplerTestCase, suite.RelativeSamplerTestCase, suite.SingleOnlySamplerTestCase
-):
+
+class TestConformance(BasicSamplerTestCase, RelativeSamplerTestCase, SingleOnlySamplerTestCase):
     @pytest.fixture(params=sorted(SAMPLERS))
     def sampler(self, request: pytest.FixtureRequest) -> Callable[[], optuna.samplers.BaseSampler]:
         name = request.param

@@ -90,8 +90,8 @@ def test_pso_global_best_is_synchronous() -> None:
     s.tell(_rec(0, 0, 0, [0.2], 5.0))
     s.tell(_rec(1, 1, 0, [0.8], 4.0))
     s.tell(_rec(2, 0, 1, [0.0], 0.0))  # best so far, but iteration 1
-    assert s._best_before(1) is not None and s._best_before(1).number == 1
-    assert s._best_before(2) is not None and s._best_before(2).number == 2
+    assert (best := s._best_before(1)) is not None and best.number == 1
+    assert (best := s._best_before(2)) is not None and best.number == 2
 
 
 def test_pso_failed_trial_keeps_previous_state() -> None:

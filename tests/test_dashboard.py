@@ -26,6 +26,7 @@ import optuna_psms
 from optuna_psms import _study_info
 from optuna_psms import FullModelSelector
 from optuna_psms import FullModelSpace
+from optuna_psms import PopulationSampler
 from optuna_psms import PSOSampler
 from optuna_psms import visualization
 from optuna_psms.visualization import publish
@@ -111,7 +112,7 @@ def test_study_attrs_rebuild_the_sampler_that_made_the_study(name: str) -> None:
     study = optuna.create_study(sampler=make(name, seed=None))  # an unseeded study
     study.optimize(_objective, n_trials=12)
     attrs = study.user_attrs
-    cls = getattr(optuna_psms, attrs["psms:sampler"])
+    cls: type[PopulationSampler] = getattr(optuna_psms, attrs["psms:sampler"])
     assert cls is type(study.sampler)
     rebuilt = cls(seed=attrs["psms:seed"], **attrs["psms:settings"])
     again = optuna.create_study(sampler=rebuilt)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import optuna
+from optuna.storages.journal import JournalFileBackend
 from optuna.trial import TrialState
 import pytest
 
@@ -457,7 +458,7 @@ def run_in_processes(
 ) -> optuna.Study:
     """Run one study from ``n_processes`` processes sharing a journal file."""
     path = str(tmp_path / "journal.log")
-    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(path))
+    storage = optuna.storages.JournalStorage(JournalFileBackend(path))
     optuna.create_study(study_name="s", storage=storage)
     script = _WORKER.format(repo=REPO, path=path, factory=factory, n=n_per_process)
     procs = [
@@ -542,7 +543,7 @@ _RESUME = textwrap.dedent(
 def check_resume_across_restarts(tmp_path: Any, factory: str, n1: int, n2: int) -> None:
     """Stop after ``n1`` trials, resume ``n2`` in a fresh process: same as ``n1 + n2`` at once."""
     path = str(tmp_path / "journal.log")
-    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(path))
+    storage = optuna.storages.JournalStorage(JournalFileBackend(path))
     study = optuna.create_study(
         study_name="s", storage=storage, sampler=eval(factory, {"optuna_psms": optuna_psms})
     )

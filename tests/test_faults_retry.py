@@ -17,6 +17,7 @@ import pytest
 
 from optuna_psms import _records
 from optuna_psms import DynamicRandomSampler
+from optuna_psms import PopulationSampler
 from optuna_psms import PSOSampler
 from optuna_psms import UMDASampler
 
@@ -50,7 +51,9 @@ def _kill_and_retry(study: optuna.Study, before_retry: optuna.Study | None = Non
     storage = study._storage
     storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
     if before_retry is not None:  # another worker syncs between the FAIL and the retry
-        before_retry.sampler._sync(before_retry)  # type: ignore[attr-defined]
+        sampler = before_retry.sampler
+        assert isinstance(sampler, PopulationSampler)
+        sampler._sync(before_retry)
     Retry(max_retry=3)(study, storage.get_trial(trial._trial_id))
     return trial.number
 

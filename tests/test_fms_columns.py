@@ -7,6 +7,7 @@ DataFrame with string column names, ``feature_names_in_``; a DataFrame given to
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import os
 import subprocess
 import sys
@@ -212,7 +213,7 @@ def test_encoder_takes_any_column_order(kinds: list[str], order: Any, n_extra: i
     kinds = kinds[:6]
     rng = np.random.default_rng(len(kinds))
     n = 15
-    makers = {
+    makers: dict[str, Callable[[], Any]] = {
         "float": lambda: rng.normal(size=n),
         "int": lambda: rng.integers(0, 5, size=n),
         "str": lambda: rng.choice(["a", "b", "c"], size=n),

@@ -84,7 +84,7 @@ def test_dataframe_with_categories_missing_values_and_string_labels() -> None:
     frame = pd.DataFrame(
         {
             "num": np.where(y == "yes", 2.0, 0.0) + rng.normal(size=n),
-            "city": rng.choice(["paris", "lima", None], size=n),
+            "city": rng.choice(np.array(["paris", "lima", None], dtype=object), size=n),
             "flag": rng.random(n) < 0.5,
             "cat": pd.Categorical(rng.choice(["a", "b"], size=n)),
         }

@@ -46,8 +46,8 @@ def _tuned_logistic_ber(X_tr: Any, y_tr: Any, X_te: Any, y_te: Any) -> float:
 @pytest.mark.slow  # 10-20 s per dataset; CI runs it with -m slow
 @pytest.mark.parametrize("dataset", ["sklearn:breast_cancer", "keel:heart"])
 def test_sixty_trials_match_tuned_logistic_regression(dataset: str) -> None:
-    X, y = load_dataset(dataset)
-    X = np.asarray(X, dtype=float)
+    frame, y = load_dataset(dataset)
+    X = np.asarray(frame, dtype=float)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
     baseline = _tuned_logistic_ber(X_tr, y_tr, X_te, y_te)
     results = {}

@@ -105,7 +105,7 @@ def test_regression_mask_blocks_follow_f_statistic() -> None:
     space = RegressionSpace(
         regressors=["linear"], selectors=["mask"], preprocessors=[], max_mask_params=4
     )
-    fixed = {f"fs:mask:b{j}": j == 0 for j in range(4)}
+    fixed: dict[str, Any] = {f"fs:mask:b{j}": j == 0 for j in range(4)}
     fixed.update({"reg:linear:penalty": "ridge", "reg:linear:alpha": 1e-3})
     _, pipeline, _ = _sample(space, X, fixed, seed=0)
     pipeline.fit(X, y)

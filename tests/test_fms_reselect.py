@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from typing import Any
+from typing import cast
 
 import numpy as np
 import optuna
@@ -18,6 +19,7 @@ from optuna_psms.fms._reselect import candidates
 from optuna_psms.fms._reselect import reselect
 from optuna_psms.fms._reselect import RESELECT_KEY
 from optuna_psms.fms._reselect import stored_choice
+from optuna_psms.fms.objective import FullModelObjective
 
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -75,7 +77,7 @@ def test_reselect_refits_the_lowest_re_evaluated_loss_not_the_best_search_value(
     assert rescore.calls == [1.0, 2.0, 3.0] and made == [1]
     record = study.user_attrs[RESELECT_KEY]
     assert record["trial"] == 3 and record["cv"] == 5 and record["seed"] == 0
-    assert stored_choice(study, 3) is not None and stored_choice(study, 3).number == 3
+    assert (stored := stored_choice(study, 3)) is not None and stored.number == 3
     # A second choice reuses the stored losses: nothing is refitted.
     assert reselect(study, make, cv=5, seed=0, top=3)[0].number == 3 and made == [1]
     # Other folds or seed: evaluated again. A wider top reuses what it can.
@@ -96,7 +98,10 @@ def test_reselect_refits_the_lowest_re_evaluated_loss_not_the_best_search_value(
 
 def test_ties_go_to_the_better_search_value() -> None:
     study = _study([(1.0, 0.2), (2.0, 0.1)])
-    chosen, _ = reselect(study, lambda: _Rescore({1.0: 0.3, 2.0: 0.3}), 5, 0, 10)
+    # The stand-in poses as the objective (it has what reselect uses: cv and __call__).
+    chosen, _ = reselect(
+        study, lambda: cast(FullModelObjective, _Rescore({1.0: 0.3, 2.0: 0.3})), 5, 0, 10
+    )
     assert chosen.params == {"x": 2.0}
 
 

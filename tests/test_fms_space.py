@@ -126,9 +126,9 @@ def test_xgboost_has_table2_hyperparameters() -> None:
     assert set(dists) == {f"clf:xgboost:{k}" for k in expected}
     for key, (low, high) in expected.items():
         dist = dists[f"clf:xgboost:{key}"]
-        assert (dist.low, dist.high) == (low, high), key  # type: ignore[attr-defined]
-    assert dists["clf:xgboost:n_estimators"].step == 50  # type: ignore[attr-defined]
-    assert dists["clf:xgboost:learning_rate"].log  # type: ignore[attr-defined]
+        assert (dist.low, dist.high) == (low, high), key
+    assert dists["clf:xgboost:n_estimators"].step == 50
+    assert dists["clf:xgboost:learning_rate"].log
 
 
 def test_parameter_names_and_conditionality() -> None:
@@ -157,7 +157,7 @@ def test_parameter_names_and_conditionality() -> None:
         "post:bias",
     }
     for key in ("pre:normalize", "pre:standardize", "pre:before_fs", "post:bias"):
-        assert trial.distributions[key].choices == (False, True)  # type: ignore[attr-defined]
+        assert trial.distributions[key].choices == (False, True)
     names = [n for n, _ in pipeline.steps]
     if trial.params["pre:before_fs"]:
         assert names[:2] == ["pre_standardize", "fs_ftest"]
@@ -209,7 +209,7 @@ def test_mask_parameters_per_feature_and_blocks() -> None:
     spec, pipeline, trial = _sample(space, X, y, {}, seed=0)
     mask_params = [p for p in trial.params if p.startswith("fs:mask:")]
     assert len(mask_params) == 100 and "fs:mask:b00" in trial.params
-    assert all(trial.distributions[p].choices == (False, True) for p in mask_params)  # type: ignore[attr-defined]
+    assert all(trial.distributions[p].choices == (False, True) for p in mask_params)
     pipeline.fit(X, y)
     kept = int(pipeline.named_steps["fs_mask"].support_.sum())
     assert kept == 100 * sum(trial.params[p] for p in mask_params)
@@ -270,11 +270,14 @@ def test_mean_variance_and_kernel_ridge_classifiers() -> None:
     y = np.repeat([0, 1], 50)
     X = rng.normal(size=(100, 3)) + 100.0  # far from the origin: needs an intercept
     X[:, 0] += 2.0 * y
-    for clf in [MeanVarianceClassifier(), KernelRidgeClassifier(alpha=1.0, kernel="linear")]:
+    models: list[MeanVarianceClassifier | KernelRidgeClassifier]
+    models = [MeanVarianceClassifier(), KernelRidgeClassifier(alpha=1.0, kernel="linear")]
+    for clf in models:
         assert np.mean(clf.fit(X, y).predict(X) == y) > 0.8, clf
     y3 = np.repeat([0, 1, 2], 30)
     X3 = rng.normal(size=(90, 2)) + 3.0 * y3[:, None]
-    for clf in [MeanVarianceClassifier(), KernelRidgeClassifier(kernel="rbf", gamma=0.5)]:
+    models = [MeanVarianceClassifier(), KernelRidgeClassifier(kernel="rbf", gamma=0.5)]
+    for clf in models:
         assert np.mean(clf.fit(X3, y3).predict(X3) == y3) > 0.9, clf
 
 

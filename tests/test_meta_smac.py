@@ -40,14 +40,17 @@ def test_smac_chooses_every_setting_and_hears_every_score(script: Any) -> None:
     study = _tune(script, 0)
     trials = study.trials
     assert [t.state for t in trials] == [optuna.trial.TrialState.COMPLETE] * 6
+    values: list[float] = []
     for t in trials:
         assert 0.0 <= t.params["c1"] <= 3.0 and 3 <= t.params["swarm_size"] <= 40
         assert t.params["topology"] in ("global", "ring")
-    parent = study.sampler
+        assert t.value is not None  # a COMPLETE trial
+        values.append(t.value)
+    parent: Any = study.sampler  # the script's SmacParent (the script is imported untyped)
     # SMAC was told each outer trial's score: its run history holds all six costs.
     history = parent._smac.runhistory
     costs = sorted(history[key].cost for key in history)
-    assert costs == pytest.approx(sorted(t.value for t in trials))
+    assert costs == pytest.approx(sorted(values))
 
 
 def test_the_same_seed_chooses_the_same_settings(script: Any) -> None:

@@ -15,6 +15,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 import numpy as np
 import optuna
+from optuna.storages.journal import JournalFileBackend
 import pytest
 
 from optuna_psms import _records
@@ -96,7 +97,8 @@ def test_sequential_run_is_algorithm_2_with_halving_exactly_on_failed_sweeps() -
             assert sweep == 0
         else:
             assert (sweep, j) == ((rec.number - 1) // (2 * d) + 1, (rec.number - 1) % (2 * d))
-            best_before_sweep.setdefault(sweep, best.loss if best else math.inf)
+            before = best.loss if best is not None and best.loss is not None else math.inf
+            best_before_sweep.setdefault(sweep, before)
             step_of.setdefault(sweep, prop.info["step"])
             assert prop.info["step"] == step_of[sweep]
             assert best is not None
@@ -293,7 +295,7 @@ _WORKER = textwrap.dedent(
 
 def run_four_processes(name: str, path: str, n_each: int) -> optuna.Study:
     """Four worker processes on one journal file, each running ``n_each`` trials."""
-    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(path))
+    storage = optuna.storages.JournalStorage(JournalFileBackend(path))
     optuna.create_study(study_name="s", storage=storage)
     script = _WORKER.format(repo=REPO, path=path, name=name, n=n_each)
     procs = [subprocess.Popen([sys.executable, "-c", script], cwd=REPO) for _ in range(4)]

@@ -364,7 +364,7 @@ def bad_ints(field: str) -> list[Any]:
 def tamper_field(draw: st.DrawFn, name: str) -> dict[str, Any]:
     """A real record of ``name`` with one field made invalid (as parsed JSON)."""
     trials = base_trials(name)
-    rec = json.loads(json.dumps(record_of(draw(st.sampled_from(trials)))))
+    rec: dict[str, Any] = json.loads(json.dumps(record_of(draw(st.sampled_from(trials)))))
     what = draw(st.sampled_from(["int", "x", "vec", "info", "ver", "a", "drop", "whole"]))
     if what == "int":
         field = draw(st.sampled_from(["s", "r", "rs", "m", "g"]))

@@ -177,6 +177,7 @@ def test_every_sampler_stays_inside_extreme_ranges(name: str) -> None:
             if isinstance(dist, IntDistribution):
                 v: float = trial.suggest_int(key, dist.low, dist.high, log=dist.log)
             else:
+                assert isinstance(dist, FloatDistribution)
                 v = trial.suggest_float(key, dist.low, dist.high, log=dist.log, step=dist.step)
             total += math.log1p(abs(float(v)))
         return total

@@ -26,6 +26,13 @@ MYSQL = "mysql://root@127.0.0.1:3306/test"
 REDIS = "redis://127.0.0.1:6379/0"
 
 
+def _opened(url: str) -> optuna.storages.BaseStorage:
+    """``open_storage(url)``: a URL never opens to ``None`` (only ``None`` passes as ``None``)."""
+    storage = open_storage(url)
+    assert storage is not None
+    return storage
+
+
 def _journal_backend(storage: Any) -> Any:
     assert isinstance(storage, optuna.storages.JournalStorage)
     return storage._backend  # the only way to see which backend a JournalStorage has
@@ -48,7 +55,7 @@ def test_journal_file_forms(tmp_path: Any, form: str, expected: str) -> None:
     study = optuna.create_study(storage=storage, study_name="j")
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
     path = expected.format(tmp=tmp_path).replace("//", "/")
-    reopened = optuna.load_study(study_name="j", storage=open_storage(path))
+    reopened = optuna.load_study(study_name="j", storage=_opened(path))
     assert len(reopened.trials) == 2
 
 
@@ -99,7 +106,7 @@ def test_missing_driver_names_the_extra(
 ) -> None:
     real = importlib.util.find_spec
     monkeypatch.setattr(
-        storages.importlib.util,
+        importlib.util,  # the module open_storage's driver checks call
         "find_spec",
         lambda name, *a: None if name in gone else real(name, *a),
     )
@@ -125,11 +132,11 @@ def test_driver_choice(monkeypatch: Any) -> None:
 def _roundtrip(url: str) -> None:
     """A study written through the URL is read back through a second open of it."""
     name = f"url-{uuid.uuid4().hex[:10]}"
-    storage = open_storage(url)
+    storage = _opened(url)
     study = optuna.create_study(storage=storage, study_name=name)
     try:
         study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
-        again = optuna.load_study(study_name=name, storage=open_storage(url))
+        again = optuna.load_study(study_name=name, storage=_opened(url))
         assert [t.state for t in again.trials] == [optuna.trial.TrialState.COMPLETE] * 3
     finally:
         optuna.delete_study(study_name=name, storage=storage)
@@ -217,12 +224,12 @@ def test_full_model_estimators_take_every_url(task: str, kind: str, tmp_path: An
         )
     try:
         model.fit(X, y)
-        stored = optuna.load_study(study_name=name, storage=open_storage(url))
+        stored = optuna.load_study(study_name=name, storage=_opened(url))
         assert len(stored.trials) == 2
         assert model.best_loss_ == pytest.approx(stored.best_value)
         assert model.predict(X[:4]).shape == (4,)
     finally:
-        optuna.delete_study(study_name=name, storage=open_storage(url))
+        optuna.delete_study(study_name=name, storage=_opened(url))
 
 
 def test_open_storage_docstring_example() -> None:
@@ -263,7 +270,9 @@ def _fresh_database(kind: str, tmp_path: Any) -> tuple[str, Any]:
 
     admin_url = {"postgresql": PG, "mysql": MYSQL}[kind]
     require_service(kind, "127.0.0.1", 5432 if kind == "postgresql" else 3306)
-    engine = create_engine(storages.rdb_url(admin_url), isolation_level="AUTOCOMMIT")
+    admin_sql = storages.rdb_url(admin_url)
+    assert admin_sql is not None
+    engine = create_engine(admin_sql, isolation_level="AUTOCOMMIT")
     with engine.connect() as conn:
         conn.execute(text(f"CREATE DATABASE {name}"))
 
@@ -312,7 +321,7 @@ def test_workers_started_together_on_an_empty_database(kind: str, tmp_path: Any)
         go.touch()  # all four are imported and waiting: release them together
         errors = [p.communicate(timeout=120)[1] for p in procs]
         assert [p.returncode for p in procs] == [0] * 4, errors
-        assert optuna.get_all_study_names(open_storage(url)) == ["s"]
+        assert optuna.get_all_study_names(_opened(url)) == ["s"]
     finally:
         drop()
 
@@ -331,7 +340,8 @@ def test_only_a_schema_collision_is_retried(monkeypatch: Any) -> None:
 
     monkeypatch.setattr(storages, "_sleep", lambda seconds: None)
     monkeypatch.setattr(optuna.storages, "RDBStorage", flaky)
-    assert open_storage("sqlite:///x.db") == "opened"
+    # The patched RDBStorage returns a string, not a storage.
+    assert open_storage("sqlite:///x.db") == "opened"  # type: ignore[comparison-overlap]
     assert len(calls) == 3
     calls.clear()
     refused = sa_exc.OperationalError("connect", {}, Exception("Connection refused"))

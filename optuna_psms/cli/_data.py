@@ -48,7 +48,7 @@ def _keel_files() -> dict[str, str]:
     return files
 
 
-def load_dataset(name: str) -> tuple[pd.DataFrame | np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+def load_dataset(name: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
     """Load a bundled dataset ``sklearn:<name>`` or ``keel:<name>`` as ``(X, y)``.
 
     ``X`` is a DataFrame with the set's column names (scikit-learn's own names; ``x0``,
