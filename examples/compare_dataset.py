@@ -52,7 +52,6 @@ from optuna_psms.storages import open_storage  # noqa: E402
 
 
 journal = open_storage(storage)
-assert journal is not None  # a URL opens a storage (only None passes through as None)
 studies = [
     optuna.load_study(study_name=n, storage=journal) for n in optuna.get_all_study_names(journal)
 ]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib.util
 import re
 from typing import Any
+from typing import overload
 from typing import TYPE_CHECKING
 
 
@@ -194,6 +195,16 @@ def _open_rdb(sql: str, engine: dict[str, Any]) -> optuna.storages.RDBStorage:
                 raise
             _sleep(0.1 * 2**attempt)  # the other process commits its schema meanwhile
     raise AssertionError("unreachable")
+
+
+@overload
+def open_storage(
+    storage: str | optuna.storages.BaseStorage, *, sqlite_timeout: float | None = None
+) -> optuna.storages.BaseStorage: ...
+
+
+@overload
+def open_storage(storage: None, *, sqlite_timeout: float | None = None) -> None: ...
 
 
 def open_storage(

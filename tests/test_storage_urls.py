@@ -28,9 +28,7 @@ REDIS = "redis://127.0.0.1:6379/0"
 
 def _opened(url: str) -> optuna.storages.BaseStorage:
     """``open_storage(url)``: a URL never opens to ``None`` (only ``None`` passes as ``None``)."""
-    storage = open_storage(url)
-    assert storage is not None
-    return storage
+    return open_storage(url)
 
 
 def _journal_backend(storage: Any) -> Any:
