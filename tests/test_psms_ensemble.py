@@ -69,3 +69,25 @@ def test_scores_side_file_replays_the_centred_vote(script: Any, tmp_path: Path) 
         pred = (scores[:k].mean(axis=0) >= 0.5).astype(int)
         ber = 100.0 * (1.0 - 0.5 * (np.mean(pred[y == 0] == 0) + np.mean(pred[y == 1] == 1)))
         assert ber == pytest.approx(row["test_ber"][f"centred{k}"], abs=1e-9)
+
+
+def test_paper_table(script: Any) -> None:
+    def row(name: str, seed: int, sampler: str, one: float, ten: float) -> dict[str, Any]:
+        return {"set": name, "seed": seed, "sampler": sampler,
+                "test_ber": {"hard1": one, "centred10": ten}}  # fmt: skip
+
+    rows = [row("a", s, "pso", 10.0, 5.0) for s in range(5)]
+    rows += [row("a", s, "pattern", 11.0 + s, 5.0) for s in range(5)]  # pso better on all 5
+    rows += [row("b", 0, "pso", 3.0, 1.0), row("b", 0, "pattern", 2.0, 1.0)]
+    rows += [row("b", 1, "pso", 3.0, 1.0), row("c", 0, "pattern", 3.0, 1.0)]  # unpaired
+    lines = script.paper_table(rows, "pso", "pattern")
+    assert "6 paired splits" in lines[0]
+    assert lines[3] == "| a | 5 | 10.00 | 13.00 | 5/0/0 | 100.0% | 0.0% | 0.0625 |"  # 2 / 2**5
+    assert lines[4] == "| b | 1 | 3.00 | 2.00 | 0/0/1 | 0.0% | 100.0% | 1 |"
+    assert lines[5].startswith("| all | 6 | 8.83 | 11.17 | 5/0/1 | 83.3% | 16.7% |")
+    assert lines[6].endswith("centred10, 6 paired splits")
+    assert lines[9:] == [
+        "| a | 5 | 5.00 | 5.00 | 0/5/0 | 0.0% | 0.0% | 1 |",  # all tied: p = 1
+        "| b | 1 | 1.00 | 1.00 | 0/1/0 | 0.0% | 0.0% | 1 |",
+        "| all | 6 | 4.33 | 4.33 | 0/6/0 | 0.0% | 0.0% | 1 |",
+    ]
