@@ -211,7 +211,8 @@ def summary(
 ) -> None:
     """Print mean test BER per sampler and rule, and paired comparisons."""
     samplers = list(dict.fromkeys(r["sampler"] for r in rows))
-    keys = [k for k in rows[0]["test_ber"] if k != "sel"]
+    common = set.intersection(*(set(r["test_ber"]) for r in rows))  # files with other --ks
+    keys = [k for k in rows[0]["test_ber"] if k != "sel" and k in common]
     by = {(r["set"], r["seed"], r["sampler"]): r["test_ber"] for r in rows}
     splits = sorted({(r["set"], r["seed"]) for r in rows})
     splits = [s for s in splits if all((*s, p) in by for p in samplers)]
@@ -294,7 +295,13 @@ def paper_table(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=["heart", "breast", "pima", "titanic"])
-    parser.add_argument("--samplers", nargs="+", default=["pso", "tpe", "random"])
+    parser.add_argument(
+        "--samplers",
+        nargs="+",
+        default=None,
+        help="samplers to run (default: pso tpe random); with --summary, the rows to keep "
+        "(default: all)",
+    )
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--first-seed", type=int, default=0)
@@ -321,11 +328,13 @@ def main(argv: list[str] | None = None) -> None:
     warnings.filterwarnings("ignore")
     if args.summary is not None:
         rows = [json.loads(line) for path in args.summary for line in open(path) if line.strip()]
+        if args.samplers is not None:  # e.g. files where only some seeds ran every sampler
+            rows = [r for r in rows if r["sampler"] in args.samplers]
     else:
         rows = []
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             for name in args.sets:
-                for s in args.samplers:
+                for s in args.samplers or ["pso", "tpe", "random"]:
                     rows.append(_run(name, seed, s, args.trials, args.ks, args.out, args.scores))
     if args.paper_table is not None:
         print("\n".join(paper_table(rows, *args.paper_table)))

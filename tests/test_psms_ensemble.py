@@ -91,3 +91,19 @@ def test_paper_table(script: Any) -> None:
         "| b | 1 | 1.00 | 1.00 | 0/1/0 | 0.0% | 0.0% | 1 |",
         "| all | 6 | 4.33 | 4.33 | 0/6/0 | 0.0% | 0.0% | 1 |",
     ]
+
+
+def test_summary_of_files_with_different_ks_keeps_the_common_rules(
+    script: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def row(seed: int, sampler: str, ks: dict[str, float]) -> dict[str, Any]:
+        return {"set": "a", "seed": seed, "sampler": sampler, "test_ber": {"sel": 1.0, **ks}}
+
+    rows = [row(0, s, {"hard1": 10.0, "centred3": 9.0}) for s in ("pso", "tpe")]
+    rows += [row(1, s, {"hard1": 12.0, "centred3": 8.0, "centred20": 7.0}) for s in ("pso", "tpe")]
+    baselines = {("a", seed): {"logreg": 11.0, "svc-grid": 10.0} for seed in (0, 1)}
+    script.summary(rows, baselines)
+    out = capsys.readouterr().out
+    assert "2 splits with every sampler" in out
+    assert "| sampler | hard1 | centred3 |" in out and "centred20" not in out
+    assert "| pso | 11.00 | 8.50 |" in out
