@@ -79,7 +79,7 @@ def test_the_mlp_protocol_pairs_its_own_runs(ratsch: Any, monkeypatch: pytest.Mo
 
 
 def test_the_anisotropic_kernel_with_equal_widths_is_the_isotropic_one(ratsch: Any) -> None:
-    from fgs_svm import build
+    build = ratsch.build  # docs/fgs_svm.py's, which fgs_ratsch imports
 
     for name, d, columns in (("heart", 13, 13), ("breast", 9, 39)):
         attrs = ratsch.attributes(name)
