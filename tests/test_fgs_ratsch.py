@@ -6,6 +6,7 @@ from pathlib import Path
 import statistics
 from typing import Any
 
+import numpy as np
 import pytest
 
 
@@ -75,3 +76,61 @@ def test_the_mlp_protocol_pairs_its_own_runs(ratsch: Any, monkeypatch: pytest.Mo
     assert "AFGS-30 vs CMA-ES-30, DFGS-60 vs CMA-ES-60" in text and "/ 27.8" in text
     with pytest.raises(ValueError, match="model must be one of"):
         ratsch.protocol("tree")
+
+
+def test_the_anisotropic_kernel_with_equal_widths_is_the_isotropic_one(ratsch: Any) -> None:
+    build = ratsch.build  # docs/fgs_svm.py's, which fgs_ratsch imports
+
+    for name, d, columns in (("heart", 13, 13), ("breast", 9, 39)):
+        attrs = ratsch.attributes(name)
+        assert len(attrs) == columns and int(attrs.max()) + 1 == d  # one width per attribute
+        x_tr, x_te, y_tr, _ = split = ratsch.splits(name, 1)[0]
+        aniso = {"log2_C": 2.5, **{f"log2_gamma_{i}": -3.0 for i in range(d)}}
+        iso = {"log2_C": 2.5, "log2_gamma": -3.0}
+        ours = ratsch.aniso_build(aniso, attrs).fit(x_tr, y_tr).decision_function(x_te)
+        theirs = build("svm", iso, seed=0).fit(x_tr, y_tr).decision_function(x_te)
+        assert np.ptp(theirs) > 1.0  # not a constant decision function
+        assert ours == pytest.approx(theirs, abs=1e-6)
+        assert ratsch.error(aniso, split, "svm-aniso", attrs) == ratsch.error(iso, split)
+
+
+def test_each_width_acts_on_the_columns_of_its_own_attribute(ratsch: Any) -> None:
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    attrs = ratsch.attributes("breast")  # x3 (inv-nodes) is one-hot: 7 columns
+    keep = 3
+    assert (attrs == keep).sum() == 7
+    x_tr, x_te, y_tr, _ = ratsch.splits("breast", 1)[0]
+    params = {"log2_C": 4.0, **{f"log2_gamma_{i}": -400.0 for i in range(9)}}
+    params[f"log2_gamma_{keep}"] = -1.0  # every other attribute switched off
+    ours = ratsch.aniso_build(params, attrs).fit(x_tr, y_tr).decision_function(x_te)
+    only = make_pipeline(StandardScaler(), SVC(C=16.0, gamma=0.5))
+    cols = attrs == keep
+    theirs = only.fit(x_tr[:, cols], y_tr).decision_function(x_te[:, cols])
+    assert np.ptp(theirs) > 1.0  # not a constant decision function
+    assert ours == pytest.approx(theirs, abs=1e-6)
+    params[f"log2_gamma_{keep}"] = -6.0  # and the width matters
+    other = ratsch.aniso_build(params, attrs).fit(x_tr, y_tr).decision_function(x_te)
+    assert other != pytest.approx(theirs, abs=1e-5)
+
+
+def test_the_anisotropic_runs_pair_afgs_with_cmaes_at_equal_trials(ratsch: Any) -> None:
+    # the paper's Table 5 CMA-ES counts at 5 generations: 55 (heart), 50 (breast, pima), 65
+    assert [5 * ratsch.cma_popsize(d + 1) for d in (13, 9, 8, 20)] == [55, 50, 50, 65]
+    results = ratsch.run_set("heart", 6, seed=0, model="svm-aniso", generations=(1, 2))
+    labels = ["CMA-ES-1g", "AFGS-1g", "CMA-ES-2g", "AFGS-2g"]
+    assert [r["run"] for r in results] == labels
+    assert [r["trials"] for r in results] == [11, 11, 22, 22]
+    attrs = ratsch.attributes("heart")
+    parts = ratsch.splits("heart", 6)
+    for r in results:
+        assert r["n_params"] == 14 and len(r["params"]) == 14
+        errors = [ratsch.error(r["params"], s, "svm-aniso", attrs) for s in parts]
+        assert r["test"] == pytest.approx(errors)
+        assert r["fitness"] == pytest.approx(statistics.fmean(errors[:5]))
+    text = ratsch.aniso_table(results, ["heart"])
+    assert "| heart (D 13; 11, 22) |" in text and "AFGS-1g vs CMA-ES-1g" in text
+    assert "/ 15.7" not in text and "(? ?) |" in text  # no paper column at 1 or 2 generations
+    assert ratsch.paper_column("AFGS-50g") == 3 and ratsch.paper_column("CMA-ES-5g") == 0
