@@ -361,7 +361,9 @@ def test_parallel_workers(tmp_path: Any) -> None:
 @pytest.mark.slow  # two spawned workers plus a resume: ~15 s on an idle machine
 def test_ctrl_c_is_one_line_and_resumable(tmp_path: Any, monkeypatch: Any) -> None:
     # From trial 3 on, the objective waits for a file: when Ctrl-C comes, every running
-    # study is inside its trial 3 and none can be complete, whatever the scheduling.
+    # study is inside its trial 3 and none can be complete, whatever the scheduling. Each
+    # worker marks that it is inside the wait (past the sampler and the trial's creation):
+    # Ctrl-C is sent only once both are, so it cannot land between two trials of one.
     go = tmp_path / "go"
     (tmp_path / "gated_objective_mod.py").write_text(
         textwrap.dedent(
@@ -370,6 +372,8 @@ def test_ctrl_c_is_one_line_and_resumable(tmp_path: Any, monkeypatch: Any) -> No
 
             def f(trial):
                 x = trial.suggest_float("x", -1.0, 1.0)
+                if trial.number >= 3:
+                    open(os.path.join({str(tmp_path)!r}, f"waiting-{{os.getpid()}}"), "w").close()
                 while trial.number >= 3 and not os.path.exists({str(go)!r}):
                     time.sleep(0.05)
                 return x * x
@@ -394,7 +398,8 @@ def test_ctrl_c_is_one_line_and_resumable(tmp_path: Any, monkeypatch: Any) -> No
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:  # both workers blocked in trial 3
             seen = trial_states(tmp_path / "i.db")  # read-only: the file may be new
-            if len(seen) == 6 and sum(c["COMPLETE"] for c in seen.values()) >= 6:
+            waiting = len(list(tmp_path.glob("waiting-*")))
+            if len(seen) == 6 and sum(c["COMPLETE"] for c in seen.values()) >= 6 and waiting == 2:
                 break
             time.sleep(0.2)
         os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole group
