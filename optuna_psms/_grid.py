@@ -164,13 +164,14 @@ class FocusedGridSampler(PopulationSampler):
         settings = self._settings
         if self._budget is not None:
             mode = budget_mode(settings.mode, len(dims), self._budget)
-            if mode != settings.mode and not self._warned:
+            # No warning before the search space is known (its first, empty strategy).
+            if mode != settings.mode and not self._warned and dims:
                 self._warned = True
                 m = len(dims)
-                needs = level_size(max(m, 1)) if m <= 30 else f"3^{m} + 2^{m}"
+                needs = level_size(m) if m <= 30 else f"3^{m} + 2^{m}"
                 warnings.warn(
                     f"FocusedGridSampler(mode='deterministic', budget={self._budget}) over "
-                    f"{m} parameters: one DFGS level needs {needs} "
+                    f"{m} parameter{'s' if m > 1 else ''}: one DFGS level needs {needs} "
                     "evaluations (3^M + 2^M), more than the budget; the sampler runs AFGS "
                     "(mode='annealed') laid over the budget instead.",
                     UserWarning,

@@ -131,6 +131,17 @@ def test_dfgs_with_a_budget_below_one_level_runs_afgs() -> None:
     assert isinstance(many, AFGSStrategy)
 
 
+def test_dfgs_fallback_warning_names_the_studys_parameters() -> None:
+    # The first strategy is built before the search space is known (no parameters): the
+    # warning waits for the real one, and counts its parameters.
+    study = optuna.create_study(sampler=FocusedGridSampler(budget=4, seed=0))
+    with pytest.warns(UserWarning) as caught:
+        study.optimize(lambda t: t.suggest_float("x", -1, 1) ** 2, n_trials=6)
+    fallback = [str(w.message) for w in caught if "runs AFGS" in str(w.message)]
+    assert len(fallback) == 1 and "over 1 parameter: one DFGS level needs 5 " in fallback[0]
+    assert len(study.trials) == 6
+
+
 def test_dfgs_fallback_proposes_exactly_what_afgs_with_the_budget_does() -> None:
     def objective(trial: optuna.Trial) -> float:
         return sum((trial.suggest_float(f"x{i}", -2, 2) - 0.3) ** 2 for i in range(3))
