@@ -107,3 +107,26 @@ def test_summary_of_files_with_different_ks_keeps_the_common_rules(
     assert "2 splits with every sampler" in out
     assert "| sampler | hard1 | centred3 |" in out and "centred20" not in out
     assert "| pso | 11.00 | 8.50 |" in out
+
+
+def test_vote_rules_script_compares_each_rule_with_centred10_per_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(DOCS))
+    import psms_vote_rules
+
+    def row(seed: int, sampler: str, c10: float, c20: float) -> dict[str, Any]:
+        return {"set": "a", "seed": seed, "sampler": sampler,
+                "test_ber": {"centred10": c10, "centred20": c20}}  # fmt: skip
+
+    rows = [row(s, p, 10.0, 9.0 if s < 2 else 11.0) for s in range(4) for p in ("pso", "tpe")]
+    # Member 0-2 are one classifier; a cap of 2 swaps member 2 for member 3 (all correct).
+    side = {"set": "a", "seed": 0, "sampler": "pso", "y_test": [0, 1],
+            "member_params": [{"clf:method": m} for m in ("svc", "svc", "svc", "knn")],
+            "member_scores": [[0.9, 0.1], [0.9, 0.1], [0.9, 0.1], [0.0, 1.0]]}  # fmt: skip
+    assert psms_vote_rules.diverse(side, 3, 3) == 100.0  # three wrong votes
+    assert psms_vote_rules.diverse(side, 3, 2) == 100.0  # 0.6 / 0.4: still wrong
+    assert psms_vote_rules.diverse(side, 2, 1) == 0.0  # one svc, one knn: 0.45 / 0.55, right
+    lines = psms_vote_rules.table(rows, [], ["pso", "tpe"], {"c": range(0, 2), "f": range(2, 4)})
+    assert lines[2].startswith("| centred20 | -1.00 (pso 2/0/0, -1.00 ± 0.00;")
+    assert "| +1.00 (pso 0/0/2, +1.00 ± 0.00;" in lines[2]

@@ -1,0 +1,116 @@
+"""Vote rules against the default (``centred10``) on a choosing and a confirming block of seeds.
+
+Reads the rows of ``docs/psms_ensemble.py --out`` and, for the rules that need each member's
+test scores, its ``--scores`` side file. For every rule and sampler it prints the paired change
+of test BER against ``centred10`` (W/T/L, mean ± standard error, points) on the choosing seeds
+and on the confirming seeds, and the change pooled over the samplers (mean of their means).
+
+Rules: ``centredK`` for every K the rows hold, and (with ``--scores``) ``divC_K``: the centred
+vote of the first K members in rank order keeping at most C per classifier (``clf:method``).
+
+Run (the figures of docs/reproductions.md, PSMS, "the vote on 50 fresh splits")::
+
+    python docs/psms_ensemble.py --sets heart breast pima titanic german --trials 100 \\
+        --seeds 10 --first-seed 10 --samplers pso tpe --ks 1 5 10 20 30 \\
+        --out rows.jsonl --scores scores.jsonl
+    python docs/psms_vote_rules.py rows.jsonl --scores scores.jsonl --samplers pso tpe \\
+        --choose 10-14 --confirm 15-19
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+import json
+from pathlib import Path
+import statistics
+import sys
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from psms_ensemble import _pair
+
+
+def ber(y: NDArray[Any], pred: NDArray[Any]) -> float:
+    """Balanced error rate (%) of binary labels 0/1."""
+    return float(100 * (1 - 0.5 * (np.mean(pred[y == 0] == 0) + np.mean(pred[y == 1] == 1))))
+
+
+def diverse(side: dict[str, Any], k: int, cap: int) -> float:
+    """Test BER of the centred vote of the first ``k`` members, at most ``cap`` per classifier."""
+    chosen: list[int] = []
+    count: Counter[Any] = Counter()
+    for i, params in enumerate(side["member_params"]):
+        method = params.get("clf:method")
+        if count[method] < cap:
+            chosen.append(i)
+            count[method] += 1
+        if len(chosen) == k:
+            break
+    scores = np.asarray(side["member_scores"])[chosen]
+    return ber(np.asarray(side["y_test"]), (scores.mean(axis=0) >= 0.5).astype(int))
+
+
+def table(
+    rows: list[dict[str, Any]],
+    sides: list[dict[str, Any]],
+    samplers: list[str],
+    blocks: dict[str, range],
+) -> list[str]:
+    """One line per rule: its change against centred10 in each block of seeds."""
+    results = {(r["set"], r["seed"], r["sampler"]): dict(r["test_ber"]) for r in rows}
+    for side in sides:
+        key = (side["set"], side["seed"], side["sampler"])
+        if key in results:
+            for cap in (2, 3):
+                results[key][f"div{cap}_10"] = diverse(side, 10, cap)
+    common = set.intersection(*(set(results[k]) for k in results if k[2] in samplers))
+    rules = [r for r in sorted(common) if r.startswith(("centred", "div")) and r != "centred10"]
+    lines = ["| rule | " + " | ".join(f"seeds {name}" for name in blocks) + " |"]
+    lines.append("|---" * (len(blocks) + 1) + "|")
+    everyone: set[tuple[str, int]] = {(k[0], k[1]) for k in results}
+    for sampler in samplers:
+        everyone &= {(k[0], k[1]) for k in results if k[2] == sampler}
+    for rule in rules:
+        cells = []
+        for seeds in blocks.values():
+            splits = sorted(sp for sp in everyone if sp[1] in seeds)
+            parts, means = [], []
+            for s in samplers:
+                new = [results[(*sp, s)][rule] for sp in splits]
+                old = [results[(*sp, s)]["centred10"] for sp in splits]
+                means.append(statistics.fmean(a - b for a, b in zip(new, old)))
+                parts.append(f"{s} {_pair(new, old)}")
+            cells.append(f"{statistics.fmean(means):+.2f} ({'; '.join(parts)})")
+        lines.append(f"| {rule} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _seeds(text: str) -> range:
+    lo, _, hi = text.partition("-")
+    return range(int(lo), int(hi or lo) + 1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rows", help="rows of docs/psms_ensemble.py --out")
+    parser.add_argument("--scores", default=None, help="its --scores side file")
+    parser.add_argument("--samplers", nargs="+", default=["pso", "tpe"])
+    parser.add_argument("--choose", type=_seeds, required=True, metavar="A-B")
+    parser.add_argument("--confirm", type=_seeds, required=True, metavar="A-B")
+    args = parser.parse_args(argv)
+    rows = [json.loads(line) for line in open(args.rows) if line.strip()]
+    sides = [] if args.scores is None else [json.loads(x) for x in open(args.scores) if x.strip()]
+    blocks = {
+        f"{args.choose[0]}-{args.choose[-1]} (choosing)": args.choose,
+        f"{args.confirm[0]}-{args.confirm[-1]} (confirming)": args.confirm,
+    }
+    print("\n".join(table(rows, sides, args.samplers, blocks)))
+
+
+if __name__ == "__main__":
+    main()
