@@ -44,7 +44,9 @@ breast and pima, 13 for the others) runs ``g`` generations, and AFGS gets exactl
 trials (``budget`` = that count; the paper's AFGS counts differ from CMA-ES's, Table 5).
 Sets: the six of the paper's eight Table 6 sets that KEEL ships (not flare-solar and
 waveform). The significance column gives ours and, in brackets, the paper's (its
-superscripts in Table 6).
+superscripts in Table 6). Below that table a line per set and size gives the two p-values,
+the paired Wilcoxon signed-rank test's and the unpaired rank-sum test's (:func:`pvalues`).
+``--load`` reprints the tables of a ``--json`` file without running anything.
 
 Optuna's CMA-ES samples its first trial with its independent (random) sampler, as Optuna's
 relative samplers do before the search space is known; the other runs start from the box
@@ -55,6 +57,7 @@ Run::
     python docs/fgs_ratsch.py --json ratsch.json
     python docs/fgs_ratsch.py --model mlp --sets heart breast pima titanic german --json mlp.json
     python docs/fgs_ratsch.py --model svm-aniso --json aniso.json
+    python docs/fgs_ratsch.py --model svm-aniso --load aniso.json
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ import warnings
 import numpy as np
 import optuna
 import pandas as pd
+from scipy.stats import mannwhitneyu
 from scipy.stats import wilcoxon
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
@@ -348,6 +352,32 @@ def significant(a: list[float], b: list[float], level: float = 0.1) -> str:
     return "<" if statistics.fmean(a) < statistics.fmean(b) else ">"
 
 
+def pvalues(a: list[float], b: list[float]) -> tuple[float, float]:
+    """``(paired, unpaired)`` two-sided p-values of ``a``'s errors against ``b``'s: the paired
+    Wilcoxon signed-rank test of :func:`significant` (1.0 if every pair is equal) and the
+    unpaired Wilcoxon rank-sum test (Mann-Whitney U, tie-corrected), the paper's test."""
+    paired = 1.0 if all(x == y for x, y in zip(a, b)) else float(wilcoxon(a, b).pvalue)
+    return paired, float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+
+
+def pvalue_lines(results: list[dict[str, Any]], sets: Sequence[str]) -> str:
+    """One line per set and anisotropic pairing (AFGS against CMA-ES at each size): the
+    mean test errors (%) and :func:`pvalues`."""
+    labels = list(dict.fromkeys(r["run"] for r in results))
+    pairs = [(a, b) for a, b in zip(labels[1::2], labels[::2])]
+    lines = []
+    for name in sets:
+        by = {r["run"]: r for r in results if r["set"] == name}
+        for a, b in pairs:
+            paired, unpaired = pvalues(by[a]["test"], by[b]["test"])
+            lines.append(
+                f"{name} {a} {100 * statistics.fmean(by[a]['test']):.2f} vs {b} "
+                f"{100 * statistics.fmean(by[b]['test']):.2f}: paired Wilcoxon p = "
+                f"{paired:.2g}, rank-sum p = {unpaired:.2g}"
+            )
+    return "\n".join(lines)
+
+
 def table(results: list[dict[str, Any]], sets: Sequence[str], model: str = "svm") -> str:
     """The Markdown table: mean ± std test error (%) per set and run, fitness in brackets,
     the paper's figure after a slash, and the pairings' test outcomes."""
@@ -430,6 +460,12 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--splits", type=int, default=100, help="splits (>= 5; default: 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every sampler")
     parser.add_argument("--json", type=Path, default=None, help="write the per-run results")
+    parser.add_argument(
+        "--load",
+        type=Path,
+        default=None,
+        help="run nothing: print the tables of the per-run results a --json run wrote",
+    )
     args = parser.parse_args(argv)
     if args.splits < 5:
         parser.error("--splits must be at least 5 (the fitness uses the first five)")
@@ -438,13 +474,17 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     results: list[dict[str, Any]] = []
+    if args.load is not None:
+        results = [r for r in json.loads(args.load.read_text()) if r["set"] in args.sets]
+        args.sets = [name for name in args.sets if any(r["set"] == name for r in results)]
     with threadpool_limits(1):
-        for name in args.sets:
+        for name in args.sets if args.load is None else ():
             results += run_set(name, args.splits, args.seed, args.model, args.generations)
             if args.json is not None:  # after every set: an interrupted run keeps its sets
                 args.json.write_text(json.dumps(results, indent=1))
     if args.model == "svm-aniso":
         print("\n" + aniso_table(results, args.sets))
+        print("\n" + pvalue_lines(results, args.sets))
     else:
         print("\n" + table(results, args.sets, args.model))
     return results

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 import statistics
 from typing import Any
@@ -134,3 +135,26 @@ def test_the_anisotropic_runs_pair_afgs_with_cmaes_at_equal_trials(ratsch: Any) 
     assert "| heart (D 13; 11, 22) |" in text and "AFGS-1g vs CMA-ES-1g" in text
     assert "/ 15.7" not in text and "(? ?) |" in text  # no paper column at 1 or 2 generations
     assert ratsch.paper_column("AFGS-50g") == 3 and ratsch.paper_column("CMA-ES-5g") == 0
+
+
+def test_pvalues_and_load_reprint_a_saved_run(ratsch: Any, tmp_path: Path, capsys: Any) -> None:
+    from scipy.stats import mannwhitneyu
+    from scipy.stats import wilcoxon
+
+    a = [0.1 + 0.001 * i for i in range(30)]
+    b = [x + 0.002 + 0.001 * (i % 3) for i, x in enumerate(a)]
+    assert ratsch.pvalues(a, a) == (1.0, pytest.approx(1.0))
+    paired, unpaired = ratsch.pvalues(a, b)
+    assert paired == pytest.approx(wilcoxon(a, b).pvalue) and paired < 1e-5
+    assert unpaired == pytest.approx(mannwhitneyu(a, b).pvalue) and unpaired > paired
+    results = [
+        {"set": "german", "run": label, "n_params": 21, "trials": 13, "fitness": 0.25, "test": t}
+        for label, t in (("CMA-ES-1g", b), ("AFGS-1g", a))
+    ]
+    saved = tmp_path / "runs.json"
+    saved.write_text(json.dumps(results))
+    argv = ["--model", "svm-aniso", "--sets", "heart", "german", "--load", str(saved)]
+    assert ratsch.main(argv) == results
+    out = capsys.readouterr().out
+    assert "| german (D 20; 13) |" in out and "| heart" not in out  # only the saved sets
+    assert f"german AFGS-1g 11.45 vs CMA-ES-1g 11.75: paired Wilcoxon p = {paired:.2g}" in out
