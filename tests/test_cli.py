@@ -199,6 +199,17 @@ def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch
             "--task regression needs a numeric target; this one has values such as 'no': "
             "use --task classification",
         ),
+        # scikit-learn's messages here were "the resulting train set will be empty" and
+        # "Classes with too few members are: [2]" (a class code, not the label).
+        (
+            ["--csv", "header_only.csv", "--target", "y"],
+            "header_only.csv has a header row but no data rows",
+        ),
+        (
+            ["--csv", "rare.csv", "--target", "y"],
+            "--test-size 0.25: class 'w' has only 1 row; a stratified hold-out needs at least "
+            "2 rows of each class (drop that row, or use --test-size 0 for no hold-out)",
+        ),
     ],
 )
 def test_user_mistakes_give_one_line(
@@ -216,6 +227,8 @@ def test_user_mistakes_give_one_line(
     pd.DataFrame({"a": [1, 2, 3, 4], "y": [0, 1, 0, 1]}).to_csv(
         "semicolons.csv", sep=";", index=False
     )
+    pd.DataFrame({"a": [], "y": []}).to_csv("header_only.csv", index=False)
+    pd.DataFrame({"a": range(13), "y": ["u", "v"] * 6 + ["w"]}).to_csv("rare.csv", index=False)
     code, out, err = _run(["select", *argv, "--n-trials", "1", "--no-progress-bar"], capsys)
     assert code == 2
     lines = err.strip().splitlines()
@@ -718,6 +731,12 @@ def test_predict_warns_about_values_the_model_cannot_read(tmp_path: Any, capsys:
         "as none of the known ones",
     ]
     assert len(out.split()) == 1 + 3
+    new.head(0).to_csv(tmp_path / "header.csv", index=False)
+    code, out, err = _run([*argv, str(tmp_path / "header.csv")], capsys)
+    assert code == 2 and out == "", out
+    assert (
+        err == f"optuna-psms: error: {tmp_path / 'header.csv'} has a header row but no data rows\n"
+    )
 
 
 def test_argument_type_error_is_one_line(capsys: Any) -> None:
