@@ -310,6 +310,11 @@ def test_datasets_table_with_filter(capsys: Any) -> None:
     assert rows[0] == ["name", "samples", "features", "classes"]
     assert ["keel:heart", "270", "13", "2"] in rows
     assert all("heart" in r[0] for r in rows[1:-1])
+    assert out.strip().splitlines()[-1].endswith(" datasets; use them as --dataset NAME")
+    code, out, _ = _run(["datasets", "yeast1"], capsys)
+    assert (
+        code == 0 and out.strip().splitlines()[-1] == "1 dataset; use it as --dataset keel:yeast1"
+    )
     code, out, _ = _run(["datasets", "no-such-set"], capsys)
     assert code == 1 and "no dataset name contains" in out
 
