@@ -858,3 +858,42 @@ def test_ctrl_c_inside_optunas_last_write_is_still_an_interrupt(
     code, _, err = _run(argv, capsys)
     assert code == 130 and "optuna-psms: interrupted; study 'cut' is kept" in err
     assert "Traceback" not in err and "UnboundLocalError" not in err
+
+
+def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without --study-name, "the same command resumes it" was wrong: rerun, the command
+    # started a new timestamped study (seen by a new user, 26 Nov 2026).
+    from optuna_psms.fms import FullModelSelector
+
+    def fit(self: Any, X: Any, y: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(FullModelSelector, "fit", fit)
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    code, out, err = _run(_select_argv(tmp_path, "--storage", db), capsys)
+    (name,) = optuna.get_all_study_names(db)
+    assert code == 130 and name.startswith("fms-data-") and f"study '{name}'" in out
+    assert err.strip().splitlines() == [
+        f"optuna-psms: interrupted; study '{name}' is kept in {db} (0 complete): resume it "
+        f"with the same command and --study-name {name}"
+    ]
+    code, _, err = _run(_select_argv(tmp_path, "--storage", db, "--study-name", "x"), capsys)
+    assert code == 130 and err.strip().endswith("(0 complete): the same command resumes it")
+
+
+def test_select_says_when_it_continues_a_study(tmp_path: Any, capsys: Any) -> None:
+    # Rerun after Ctrl-C, the first line read exactly as for a new study.
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    argv = _select_argv(tmp_path, "--storage", db, "--study-name", "again", "--n-trials", "2")
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].endswith(f"study 'again' in {db}")
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].endswith(
+        f"study 'again' in {db}, continued (2 trials so far, 2 complete)"
+    )
