@@ -663,7 +663,8 @@ def run(args: argparse.Namespace) -> int:
     continued = ""
     if before:
         done = before.count(optuna.trial.TrialState.COMPLETE)
-        continued = f", continued ({len(before)} trials so far, {done} complete)"
+        so_far = f"{len(before)} trial{'s' if len(before) != 1 else ''} so far"
+        continued = f", continued ({so_far}, {done} complete)"
     print(
         f"Full model selection ({settings['task']}) on {label}: "
         f"{len(y_search)} search rows{held_note}; "
