@@ -897,3 +897,22 @@ def test_select_says_when_it_continues_a_study(tmp_path: Any, capsys: Any) -> No
     assert out.splitlines()[0].endswith(
         f"study 'again' in {db}, continued (2 trials so far, 2 complete)"
     )
+
+
+def test_select_says_when_it_replaces_the_default_model_file(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _write_csv(tmp_path / "data.csv")
+    argv = _select_argv(tmp_path, "--storage", f"sqlite:///{tmp_path}/s.db", "--n-trials", "1")
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "rows, saved to psms_model.joblib\n" in out
+    code, out, err = _run(argv, capsys)  # another study, the same default file
+    assert code == 0, err
+    assert (
+        "rows, saved to psms_model.joblib (replacing the model that was there; --output FILE "
+        "saves elsewhere)\n" in out
+    )
+    code, out, err = _run([*argv, "--output", "psms_model.joblib"], capsys)
+    assert code == 0 and "rows, saved to psms_model.joblib\n" in out  # asked for: no remark

@@ -781,8 +781,13 @@ def run(args: argparse.Namespace) -> int:
     _announce_slow_refit(best, f"all {len(y)} rows")
     final = _refit(settings, searched, best, X, y, **vote)
     save_to = save_to or DEFAULT_OUTPUT
+    # Every search without --output saves to the one default file: say when it replaces one
+    # (a new user's breast-cancer model was silently replaced by another dataset's).
+    replacing = ""
+    if args.output is None and os.path.exists(save_to):
+        replacing = " (replacing the model that was there; --output FILE saves elsewhere)"
     save_model(final, save_to)
-    print(f"Model refitted on all {len(y)} rows, saved to {save_to}")
+    print(f"Model refitted on all {len(y)} rows, saved to {save_to}{replacing}")
     voters = [t.number for t in getattr(final, "ensemble_trials_", None) or []]
     if len(voters) > 1:
         shown = ", ".join(map(str, voters))
