@@ -23,6 +23,7 @@ extra to install; an unknown form raises :class:`StorageURLError` (a :class:`Val
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 from typing import Any
 from typing import overload
@@ -257,6 +258,7 @@ def open_storage(
     url = storage.strip()
     if not url:
         raise StorageURLError(f"empty storage URL; use one of: {URL_FORMS}")
+    _check_sqlite_url(url)
     sql = rdb_url(url)
     if sql is not None:
         engine: dict[str, Any] = {}
@@ -297,4 +299,33 @@ def open_storage(
         raise StorageURLError(
             f"unknown storage scheme {scheme + '://'!r} in {shown!r}; use {URL_FORMS}"
         )
+    if url.lower().endswith((".db", ".sqlite", ".sqlite3")):
+        raise StorageURLError(
+            f"not a storage URL: {shown!r}; for a SQLite file use sqlite:///{url}"
+        )
     raise StorageURLError(f"not a storage URL: {shown!r}; use {URL_FORMS}")
+
+
+def _check_sqlite_url(url: str) -> None:
+    """Say what is wrong with a plain ``sqlite://`` URL that SQLite cannot open: two slashes
+    before a relative path (SQLAlchemy's "Invalid SQLite URL"), or a file in a folder that
+    does not exist (SQLite's "unable to open database file")."""
+    if not url.lower().startswith("sqlite://"):
+        return
+    rest = url[len("sqlite://") :]
+    if not rest:  # sqlite:// is SQLAlchemy's in-memory database
+        return
+    if not rest.startswith("/"):
+        raise StorageURLError(
+            f"SQLite URL {url!r} needs three slashes before a relative path: "
+            f"sqlite:///{rest} (an absolute one has four: sqlite:////abs/path.db)"
+        )
+    path = rest[1:].split("?", 1)[0]
+    if path in ("", ":memory:") or path.startswith("file:"):
+        return
+    folder = os.path.dirname(path)
+    if folder and not os.path.isdir(folder):
+        raise StorageURLError(
+            f"SQLite file {path!r}: its folder {folder!r} does not exist (SQLite creates the "
+            f"file, not the folder)"
+        )

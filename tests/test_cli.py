@@ -199,6 +199,17 @@ def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch
             "--task regression needs a numeric target; this one has values such as 'no': "
             "use --task classification",
         ),
+        # scikit-learn's messages here were "the resulting train set will be empty" and
+        # "Classes with too few members are: [2]" (a class code, not the label).
+        (
+            ["--csv", "header_only.csv", "--target", "y"],
+            "header_only.csv has a header row but no data rows",
+        ),
+        (
+            ["--csv", "rare.csv", "--target", "y"],
+            "--test-size 0.25: class 'w' has only 1 row; a stratified hold-out needs at least "
+            "2 rows of each class (drop that row, or use --test-size 0 for no hold-out)",
+        ),
     ],
 )
 def test_user_mistakes_give_one_line(
@@ -216,6 +227,8 @@ def test_user_mistakes_give_one_line(
     pd.DataFrame({"a": [1, 2, 3, 4], "y": [0, 1, 0, 1]}).to_csv(
         "semicolons.csv", sep=";", index=False
     )
+    pd.DataFrame({"a": [], "y": []}).to_csv("header_only.csv", index=False)
+    pd.DataFrame({"a": range(13), "y": ["u", "v"] * 6 + ["w"]}).to_csv("rare.csv", index=False)
     code, out, err = _run(["select", *argv, "--n-trials", "1", "--no-progress-bar"], capsys)
     assert code == 2
     lines = err.strip().splitlines()
@@ -297,6 +310,11 @@ def test_datasets_table_with_filter(capsys: Any) -> None:
     assert rows[0] == ["name", "samples", "features", "classes"]
     assert ["keel:heart", "270", "13", "2"] in rows
     assert all("heart" in r[0] for r in rows[1:-1])
+    assert out.strip().splitlines()[-1].endswith(" datasets; use them as --dataset NAME")
+    code, out, _ = _run(["datasets", "yeast1"], capsys)
+    assert (
+        code == 0 and out.strip().splitlines()[-1] == "1 dataset; use it as --dataset keel:yeast1"
+    )
     code, out, _ = _run(["datasets", "no-such-set"], capsys)
     assert code == 1 and "no dataset name contains" in out
 
@@ -718,6 +736,12 @@ def test_predict_warns_about_values_the_model_cannot_read(tmp_path: Any, capsys:
         "as none of the known ones",
     ]
     assert len(out.split()) == 1 + 3
+    new.head(0).to_csv(tmp_path / "header.csv", index=False)
+    code, out, err = _run([*argv, str(tmp_path / "header.csv")], capsys)
+    assert code == 2 and out == "", out
+    assert (
+        err == f"optuna-psms: error: {tmp_path / 'header.csv'} has a header row but no data rows\n"
+    )
 
 
 def test_argument_type_error_is_one_line(capsys: Any) -> None:
@@ -834,3 +858,61 @@ def test_ctrl_c_inside_optunas_last_write_is_still_an_interrupt(
     code, _, err = _run(argv, capsys)
     assert code == 130 and "optuna-psms: interrupted; study 'cut' is kept" in err
     assert "Traceback" not in err and "UnboundLocalError" not in err
+
+
+def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without --study-name, "the same command resumes it" was wrong: rerun, the command
+    # started a new timestamped study (seen by a new user, 26 Nov 2026).
+    from optuna_psms.fms import FullModelSelector
+
+    def fit(self: Any, X: Any, y: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(FullModelSelector, "fit", fit)
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    code, out, err = _run(_select_argv(tmp_path, "--storage", db), capsys)
+    (name,) = optuna.get_all_study_names(db)
+    assert code == 130 and name.startswith("fms-data-") and f"study '{name}'" in out
+    assert err.strip().splitlines() == [
+        f"optuna-psms: interrupted; study '{name}' is kept in {db} (0 complete): resume it "
+        f"with the same command and --study-name {name}"
+    ]
+    code, _, err = _run(_select_argv(tmp_path, "--storage", db, "--study-name", "x"), capsys)
+    assert code == 130 and err.strip().endswith("(0 complete): the same command resumes it")
+
+
+def test_select_says_when_it_continues_a_study(tmp_path: Any, capsys: Any) -> None:
+    # Rerun after Ctrl-C, the first line read exactly as for a new study.
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    argv = _select_argv(tmp_path, "--storage", db, "--study-name", "again", "--n-trials", "2")
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].endswith(f"study 'again' in {db}")
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].endswith(
+        f"study 'again' in {db}, continued (2 trials so far, 2 complete)"
+    )
+
+
+def test_select_says_when_it_replaces_the_default_model_file(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _write_csv(tmp_path / "data.csv")
+    argv = _select_argv(tmp_path, "--storage", f"sqlite:///{tmp_path}/s.db", "--n-trials", "1")
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "rows, saved to psms_model.joblib\n" in out
+    code, out, err = _run(argv, capsys)  # another study, the same default file
+    assert code == 0, err
+    assert (
+        "rows, saved to psms_model.joblib (replacing the model that was there; --output FILE "
+        "saves elsewhere)\n" in out
+    )
+    code, out, err = _run([*argv, "--output", "psms_model.joblib"], capsys)
+    assert code == 0 and "rows, saved to psms_model.joblib\n" in out  # asked for: no remark

@@ -74,6 +74,20 @@ def test_sqlite_url_and_objects_pass_through(tmp_path: Any) -> None:
         ("", "empty storage URL"),
         ("journal:", "journal storage URL without a path"),
         ("grpc://host", "malformed gRPC storage URL"),
+        # What a new user typed (26 Nov 2026): the CLI passed on SQLAlchemy's "Invalid
+        # SQLite URL" and SQLite's "unable to open database file".
+        ("study.db", "not a storage URL: 'study.db'; for a SQLite file use sqlite:///study.db"),
+        (
+            "sqlite://study.db",
+            "SQLite URL 'sqlite://study.db' needs three slashes before a relative path: "
+            "sqlite:///study.db (an absolute one has four: sqlite:////abs/path.db)",
+        ),
+        (
+            "sqlite:///no/such/folder/study.db",
+            "SQLite file 'no/such/folder/study.db': its folder 'no/such/folder' does not "
+            "exist (SQLite creates the file, not the folder)",
+        ),
+        ("sqlite:////no/such/folder/study.db", "its folder '/no/such/folder' does not exist"),
     ],
 )
 def test_bad_urls_are_one_line(url: str, message: str) -> None:

@@ -106,6 +106,10 @@ def read_csv(path: str) -> pd.DataFrame:
         frame = pd.read_csv(path)
     except Exception as exc:  # parser errors, encoding errors, empty files
         raise UserError(f"cannot read CSV file {path}: {exc}") from None
+    if len(frame) == 0:
+        # Otherwise scikit-learn's "Found array with 0 sample(s) (shape=(0, 1))" or a
+        # failed split, neither of which names the file.
+        raise UserError(f"{path} has a header row but no data rows")
     if frame.shape[1] == 1:
         header = str(frame.columns[0])
         found = [name for sep, name in ((";", "';'"), ("\t", "tab")) if sep in header]

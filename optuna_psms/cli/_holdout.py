@@ -23,7 +23,17 @@ def split(
     stratify = None
     if task == "classification":
         # Stratify on codes: labels of mixed types cannot be sorted by numpy.
-        stratify = pd.factorize(pd.Series(np.asarray(y, dtype=object)))[0]
+        stratify, labels = pd.factorize(pd.Series(np.asarray(y, dtype=object)))
+        counts = np.bincount(stratify)
+        if 0 < test_size and len(counts) and counts.min() < 2:
+            # scikit-learn's own message names the class by its code ("[4]"), not its label.
+            label = labels[int(np.argmin(counts))]
+            label = label.item() if isinstance(label, np.generic) else label
+            raise UserError(
+                f"--test-size {test_size}: class {label!r} has only 1 row; a stratified "
+                f"hold-out needs at least 2 rows of each class (drop that row, or use "
+                f"--test-size 0 for no hold-out)"
+            )
     try:
         search, held = train_test_split(
             rows, test_size=test_size, stratify=stratify, shuffle=True, random_state=seed

@@ -34,5 +34,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'name':<{width}}  {'samples':>7}  {'features':>8}  {'classes':>10}")
     for name, n, d, k in rows:
         print(f"{name:<{width}}  {n:>7}  {d:>8}  {k:>10}")
-    print(f"{len(rows)} datasets; use them as --dataset NAME")
+    if len(rows) == 1:
+        print(f"1 dataset; use it as --dataset {rows[0][0]}")
+    else:
+        print(f"{len(rows)} datasets; use them as --dataset NAME")
     return 0

@@ -652,13 +652,31 @@ def run(args: argparse.Namespace) -> int:
 
     shown = hide_password(args.storage)
     held_note = f", {len(y_held)} held out" if y_held is not None else ", no hold-out"
+    # A study that already has trials (resumed, or joined while other workers run) is said
+    # to be continued: the line would otherwise read the same as for a new study.
+    before = [
+        t.state
+        for t in optuna.load_study(study_name=study_name, storage=storage).get_trials(
+            deepcopy=False
+        )
+    ]
+    continued = ""
+    if before:
+        done = before.count(optuna.trial.TrialState.COMPLETE)
+        so_far = f"{len(before)} trial{'s' if len(before) != 1 else ''} so far"
+        continued = f", continued ({so_far}, {done} complete)"
     print(
         f"Full model selection ({settings['task']}) on {label}: "
         f"{len(y_search)} search rows{held_note}; "
         f"sampler {settings['sampler']}, {settings['cv']}-fold CV "
         f"{loss_label(settings['metric'])}, "
-        f"seed {seed}; study '{study_name}' in {shown}"
+        f"seed {seed}; study '{study_name}' in {shown}{continued}"
     )
+    # Without --study-name the same command starts a new timestamped study: say how to resume.
+    if args.study_name:
+        resume = "the same command resumes it"
+    else:
+        resume = f"resume it with the same command and --study-name {study_name}"
     interrupted = False
     try:
         model.fit(X_search, y_search)
@@ -679,7 +697,7 @@ def run(args: argparse.Namespace) -> int:
             raise
         print(
             f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} (not read "
-            f"back: {type(exc).__name__}): the same command resumes it",
+            f"back: {type(exc).__name__}): {resume}",
             file=sys.stderr,
         )
         return 130
@@ -690,7 +708,7 @@ def run(args: argparse.Namespace) -> int:
     if interrupted:
         print(
             f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} "
-            f"({n_done} complete): the same command resumes it",
+            f"({n_done} complete): {resume}",
             file=sys.stderr,
         )
         if n_done == 0:
@@ -763,8 +781,13 @@ def run(args: argparse.Namespace) -> int:
     _announce_slow_refit(best, f"all {len(y)} rows")
     final = _refit(settings, searched, best, X, y, **vote)
     save_to = save_to or DEFAULT_OUTPUT
+    # Every search without --output saves to the one default file: say when it replaces one
+    # (a new user's breast-cancer model was silently replaced by another dataset's).
+    replacing = ""
+    if args.output is None and os.path.exists(save_to):
+        replacing = " (replacing the model that was there; --output FILE saves elsewhere)"
     save_model(final, save_to)
-    print(f"Model refitted on all {len(y)} rows, saved to {save_to}")
+    print(f"Model refitted on all {len(y)} rows, saved to {save_to}{replacing}")
     voters = [t.number for t in getattr(final, "ensemble_trials_", None) or []]
     if len(voters) > 1:
         shown = ", ".join(map(str, voters))

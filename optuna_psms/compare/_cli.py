@@ -138,7 +138,14 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     print()
     better = "larger" if args.direction == "maximize" else "smaller"
-    print(f"Final best {result.metric_name} per seed ({better} is better):")
+    # Full model selection here has no hold-out (unlike select): say the values are the
+    # searches' own CV scores on all rows, the optimistic kind.
+    on_rows = (
+        "cross-validated on all rows, no hold-out, so optimistic; "
+        if spec.kind in ("dataset", "csv")
+        else ""
+    )
+    print(f"Final best {result.metric_name} per seed ({on_rows}{better} is better):")
     print(result.format_table())
     if baseline is not None:
         print(
