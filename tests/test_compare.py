@@ -188,10 +188,11 @@ def test_compare_function_studies_table_and_report(tmp_path: Any, capsys: Any) -
 
 def test_resume_runs_only_what_is_missing(tmp_path: Any, capsys: Any) -> None:
     url = f"sqlite:///{tmp_path / 'c.db'}"
-    code, _, err = _run(
+    code, out, err = _run(
         _compare(url, "--seeds", "1", "--n-trials", "4", "--report", "none"), capsys
     )
     assert code == 0, err
+    assert ": 1 seed x 4 trials, storage" in out  # not "1 seeds"
     before = {
         n: [t.params for t in optuna.load_study(study_name=n, storage=url).trials]
         for n in optuna.get_all_study_names(url)

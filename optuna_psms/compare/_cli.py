@@ -104,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
             raise ComparisonError("--publish-every must be 0 (never) or a number of trials")
         spec = _spec(args)
         print(
-            f"Comparing {args.samplers} on {spec.describe()}: {args.seeds} seeds x "
+            f"Comparing {args.samplers} on {spec.describe()}: "
+            f"{args.seeds} seed{'' if args.seeds == 1 else 's'} x "
             f"{args.n_trials} trials, storage {hide_password(args.storage)}"
         )
         result = compare_samplers(
