@@ -146,12 +146,20 @@ def _run(
     ks: list[int],
     out: str | None,
     scores_out: str | None = None,
+    initial: str | None = None,
 ) -> dict[str, Any]:
     x_tr, x_te, y_tr, y_te = split(name, seed)
     start = time.perf_counter()
     selector = FullModelSelector(
-        sampler=sampler, n_trials=trials, cv=2, random_state=seed, ensemble_top=1
+        sampler=sampler,
+        n_trials=trials,
+        cv=2,
+        random_state=seed,
+        ensemble_top=1,
+        initial_pipelines=initial,
     )
+    if initial is not None:  # the rows of such searches are told apart by their name
+        sampler = f"{sampler}+{initial}"
     selector.fit(x_tr, y_tr)
     searched = time.perf_counter() - start
     fitted = members(selector, x_tr, y_tr, max(ks), seed)
@@ -316,6 +324,13 @@ def main(argv: list[str] | None = None) -> None:
         "test scores and parameters (to study other combination rules without rerunning)",
     )
     parser.add_argument(
+        "--initial",
+        default=None,
+        choices=["defaults"],
+        help="start every search from FullModelSelector(initial_pipelines=...); its rows' "
+        "sampler is named e.g. 'pso+defaults'",
+    )
+    parser.add_argument(
         "--paper-table",
         nargs=2,
         default=None,
@@ -335,7 +350,18 @@ def main(argv: list[str] | None = None) -> None:
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             for name in args.sets:
                 for s in args.samplers or ["pso", "tpe", "random"]:
-                    rows.append(_run(name, seed, s, args.trials, args.ks, args.out, args.scores))
+                    rows.append(
+                        _run(
+                            name,
+                            seed,
+                            s,
+                            args.trials,
+                            args.ks,
+                            args.out,
+                            args.scores,
+                            args.initial,
+                        )
+                    )
     if args.paper_table is not None:
         print("\n".join(paper_table(rows, *args.paper_table)))
         return

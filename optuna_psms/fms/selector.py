@@ -84,6 +84,13 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             for PSO and random search and 0.4 for TPE, while a plain mean of
             ``predict_proba`` (ignoring the tuned thresholds) raised it
             (docs/reproductions.md, PSMS).
+        initial_pipelines: Pipelines evaluated first, enqueued as the study's first
+            trials (only when the study has none yet): ``"defaults"`` (scikit-learn's
+            defaults of the RBF SVC and the logistic regression on standardised columns,
+            the random forest and gradient boosting, without feature selection, with the
+            ``bias`` step under ``metric="ber"``), a list of parameter dicts (names as in
+            ``best_params_``; what a dict leaves out, the sampler chooses), or ``None``
+            (default): the sampler proposes every trial.
         metric: Loss to minimise (see :func:`make_objective`).
         subsample: Fraction of the samples per trial.
         storage: Optuna storage (URL such as ``"sqlite:///psms.db"`` or object); ``None``
@@ -167,6 +174,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         reselect_top: int | None = None,
         reselect_cv: int = 5,
         ensemble_top: int | None = 10,
+        initial_pipelines: str | list[dict[str, Any]] | None = None,
         metric: str = "ber",
         subsample: float = 1.0,
         storage: str | optuna.storages.BaseStorage | None = None,
@@ -191,6 +199,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         self.reselect_top = reselect_top
         self.reselect_cv = reselect_cv
         self.ensemble_top = ensemble_top
+        self.initial_pipelines = initial_pipelines
         self.metric = metric
         self.subsample = subsample
         self.storage = storage
