@@ -17,7 +17,7 @@ have no class weights; the threshold is how a pipeline balances its errors):
 * ``random_forest(100 trees, max_features=sqrt(n)/n, balanced)``;
 * ``gradient_boosting(100 trees, learning_rate=0.1, max_depth=3)``.
 
-A component absent from the space is skipped, and so is a value outside the space's range.
+A component absent from the space is skipped; ``gamma`` is clipped to the space's range.
 """
 
 from __future__ import annotations
