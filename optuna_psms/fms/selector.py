@@ -18,6 +18,7 @@ from optuna_psms.fms._ensemble import fit_members
 from optuna_psms.fms._ensemble import pipeline_proba
 from optuna_psms.fms._ensemble import vote_codes
 from optuna_psms.fms._ensemble import vote_proba
+from optuna_psms.fms._initial import DEFAULT_INITIAL
 from optuna_psms.fms._search import default_sampler_name as default_sampler_name
 from optuna_psms.fms._search import FullModelSearch
 from optuna_psms.fms._search import make_sampler as make_sampler
@@ -174,7 +175,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         reselect_top: int | None = None,
         reselect_cv: int = 5,
         ensemble_top: int | None = 10,
-        initial_pipelines: str | list[dict[str, Any]] | None = None,
+        initial_pipelines: str | list[dict[str, Any]] | None = DEFAULT_INITIAL,
         metric: str = "ber",
         subsample: float = 1.0,
         storage: str | optuna.storages.BaseStorage | None = None,
