@@ -269,8 +269,9 @@ def paper_table(
     Per set and over all sets: mean test BER of each, wins / ties / losses of ``a`` (lower /
     equal / higher test BER on the same split), the share of runs favouring each (the paper's
     68.9% / 22.2%) and the two-sided p-value of a paired Wilcoxon signed-rank test (scipy's
-    default: zero differences dropped; 1.0 when every difference is zero). Only splits with
-    both samplers count.
+    default: zero differences dropped; 1.0 when every difference is zero); then the paired
+    difference over all splits (W/T/L, mean ± standard error). Only splits with both samplers
+    count.
     """
     by = {(r["set"], r["seed"], r["sampler"]): r["test_ber"] for r in rows}
     splits = sorted({(r["set"], r["seed"]) for r in rows})
@@ -297,6 +298,8 @@ def paper_table(
                 f" | {w}/{len(sps) - w - lo}/{lo} | {100 * w / len(sps):.1f}%"
                 f" | {100 * lo / len(sps):.1f}% | {pv:.3g} |"
             )
+        x = [by[(*sp, a)][key] for sp in splits]
+        out.append(f"paired {a} - {b}: {_pair(x, [by[(*sp, b)][key] for sp in splits])}")
     return out
 
 
