@@ -57,10 +57,12 @@ def test_the_defaults_are_the_first_trials_and_complete(
     assert all(t.params != trials[0].params for t in trials[4:])
 
 
-def test_without_the_option_the_sampler_proposes_every_trial(binary: tuple[Any, Any]) -> None:
+def test_the_defaults_are_the_default_and_none_turns_them_off(binary: tuple[Any, Any]) -> None:
     X, y = binary
-    model = FullModelSelector(sampler="random", n_trials=3, random_state=0).fit(X, y)
-    assert _initial(model.study_) == []
+    model = FullModelSelector(sampler="random", n_trials=5, random_state=0).fit(X, y)
+    assert [t.number for t in _initial(model.study_)] == [0, 1, 2, 3]
+    off = FullModelSelector(sampler="random", n_trials=3, random_state=0, initial_pipelines=None)
+    assert _initial(off.fit(X, y).study_) == []
 
 
 def test_a_balanced_metric_decides_the_threshold_step() -> None:

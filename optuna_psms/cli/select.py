@@ -159,7 +159,7 @@ def register(sub: Any) -> None:
         help="classification: 'defaults' evaluates scikit-learn's default RBF SVC, logistic "
         "regression, random forest and gradient boosting first, as the new study's first "
         "trials; 'none': the sampler proposes every trial (default: "
-        "none; see FullModelSelector's initial_pipelines)",
+        "defaults; see FullModelSelector's initial_pipelines)",
     )
     sel.add_argument(
         "--test-size",

@@ -36,7 +36,7 @@ from optuna_psms.fms.space import SpaceContext
 #: The metrics under which the defaults switch the ``bias`` threshold step on.
 BALANCED_METRICS = ("ber",)
 #: ``FullModelSelector``'s and ``optuna-psms select``'s default.
-DEFAULT_INITIAL: str | None = None
+DEFAULT_INITIAL: str | None = "defaults"
 #: The user attribute marking a trial enqueued as an initial pipeline (its index).
 INITIAL_ATTR = "fms:initial"
 

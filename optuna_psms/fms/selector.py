@@ -36,7 +36,9 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
     ``fit`` runs an Optuna study over a :class:`FullModelSpace` (preprocessing, feature
     selection, classifier, hyperparameters, threshold tuning) with the objective of
     :func:`make_objective`, then refits the best pipeline on all the data, and by default
-    the next best distinct ones too: :meth:`predict` is their vote (``ensemble_top``).
+    the next best distinct ones too: :meth:`predict` is their vote (``ensemble_top``). By
+    default the study's first four trials are textbook pipelines (scikit-learn's default RBF
+    SVC, logistic regression, random forest and gradient boosting: ``initial_pipelines``).
 
     Args:
         space: The search space (default: the whole built-in pool).
@@ -90,8 +92,11 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             defaults of the RBF SVC and the logistic regression on standardised columns,
             the random forest and gradient boosting, without feature selection, with the
             ``bias`` step under ``metric="ber"``), a list of parameter dicts (names as in
-            ``best_params_``; what a dict leaves out, the sampler chooses), or ``None``
-            (default): the sampler proposes every trial.
+            ``best_params_``; what a dict leaves out, the sampler chooses), or ``None``: the
+            sampler proposes every trial. Default ``"defaults"``: they cost 4 of the
+            ``n_trials``; measured on five KEEL sets (100 splits, 100 trials, PSO, the vote of
+            10) they lowered held-out BER by 0.39 ± 0.25 points, and put the search
+            0.95 ± 0.28 points below a grid-tuned RBF SVC (docs/reproductions.md, PSMS).
         metric: Loss to minimise (see :func:`make_objective`).
         subsample: Fraction of the samples per trial.
         storage: Optuna storage (URL such as ``"sqlite:///psms.db"`` or object); ``None``
