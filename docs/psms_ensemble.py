@@ -146,12 +146,20 @@ def _run(
     ks: list[int],
     out: str | None,
     scores_out: str | None = None,
+    initial: str | None = None,
 ) -> dict[str, Any]:
     x_tr, x_te, y_tr, y_te = split(name, seed)
     start = time.perf_counter()
     selector = FullModelSelector(
-        sampler=sampler, n_trials=trials, cv=2, random_state=seed, ensemble_top=1
+        sampler=sampler,
+        n_trials=trials,
+        cv=2,
+        random_state=seed,
+        ensemble_top=1,
+        initial_pipelines=initial,
     )
+    if initial is not None:  # the rows of such searches are told apart by their name
+        sampler = f"{sampler}+{initial}"
     selector.fit(x_tr, y_tr)
     searched = time.perf_counter() - start
     fitted = members(selector, x_tr, y_tr, max(ks), seed)
@@ -261,8 +269,9 @@ def paper_table(
     Per set and over all sets: mean test BER of each, wins / ties / losses of ``a`` (lower /
     equal / higher test BER on the same split), the share of runs favouring each (the paper's
     68.9% / 22.2%) and the two-sided p-value of a paired Wilcoxon signed-rank test (scipy's
-    default: zero differences dropped; 1.0 when every difference is zero). Only splits with
-    both samplers count.
+    default: zero differences dropped; 1.0 when every difference is zero); then the paired
+    difference over all splits (W/T/L, mean ± standard error). Only splits with both samplers
+    count.
     """
     by = {(r["set"], r["seed"], r["sampler"]): r["test_ber"] for r in rows}
     splits = sorted({(r["set"], r["seed"]) for r in rows})
@@ -289,6 +298,8 @@ def paper_table(
                 f" | {w}/{len(sps) - w - lo}/{lo} | {100 * w / len(sps):.1f}%"
                 f" | {100 * lo / len(sps):.1f}% | {pv:.3g} |"
             )
+        x = [by[(*sp, a)][key] for sp in splits]
+        out.append(f"paired {a} - {b}: {_pair(x, [by[(*sp, b)][key] for sp in splits])}")
     return out
 
 
@@ -316,6 +327,13 @@ def main(argv: list[str] | None = None) -> None:
         "test scores and parameters (to study other combination rules without rerunning)",
     )
     parser.add_argument(
+        "--initial",
+        default=None,
+        choices=["defaults"],
+        help="start every search from FullModelSelector(initial_pipelines=...); its rows' "
+        "sampler is named e.g. 'pso+defaults'",
+    )
+    parser.add_argument(
         "--paper-table",
         nargs=2,
         default=None,
@@ -335,7 +353,18 @@ def main(argv: list[str] | None = None) -> None:
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             for name in args.sets:
                 for s in args.samplers or ["pso", "tpe", "random"]:
-                    rows.append(_run(name, seed, s, args.trials, args.ks, args.out, args.scores))
+                    rows.append(
+                        _run(
+                            name,
+                            seed,
+                            s,
+                            args.trials,
+                            args.ks,
+                            args.out,
+                            args.scores,
+                            args.initial,
+                        )
+                    )
     if args.paper_table is not None:
         print("\n".join(paper_table(rows, *args.paper_table)))
         return

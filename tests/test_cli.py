@@ -462,6 +462,38 @@ def test_select_ensemble_top_one_saves_the_chosen_pipeline_alone(
     assert len(err.strip().splitlines()) == 1
 
 
+def test_select_initial_pipelines_come_first_and_default_as_the_selector(
+    tmp_path: Any, capsys: Any
+) -> None:
+    import inspect
+
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms._initial import INITIAL_ATTR
+
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    argv = _select_argv(tmp_path, "--n-trials", "3", "--storage", db)
+    code, _, err = _run([*argv, "--study-name", "d", "--initial-pipelines", "defaults"], capsys)
+    assert code == 0, err
+    trials = optuna.load_study(study_name="d", storage=db).trials
+    # the CSV's space holds naive_bayes and logistic: only the logistic default applies
+    assert [t.user_attrs.get(INITIAL_ATTR) for t in trials] == [0, None, None]
+    assert trials[0].params["clf:method"] == "logistic"
+    code, _, err = _run([*argv, "--study-name", "n", "--initial-pipelines", "none"], capsys)
+    assert code == 0, err
+    trials = optuna.load_study(study_name="n", storage=db).trials
+    assert all(INITIAL_ATTR not in t.user_attrs for t in trials)
+    # --help states the selector's default
+    default = inspect.signature(FullModelSelector).parameters["initial_pipelines"].default
+    helptext = subprocess.run(
+        [sys.executable, "-m", "optuna_psms.cli", "select", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert f"(default: {default or 'none'}; see" in " ".join(helptext.split())
+
+
 def load_csv_frame(path: Any) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
     from optuna_psms.cli import load_csv
 

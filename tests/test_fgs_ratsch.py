@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 import statistics
@@ -69,6 +70,8 @@ def test_the_mlp_protocol_pairs_its_own_runs(ratsch: Any, monkeypatch: pytest.Mo
         ("random-60", "random", 4),
     )
     monkeypatch.setattr(ratsch, "MLP_RUNS", small)
+    # The protocol, not the network, is under test: 10 epochs instead of 100 keep it fast.
+    monkeypatch.setattr(ratsch, "build", functools.partial(ratsch.build, max_iter=10))
     results = ratsch.run_set("heart", 6, seed=0, model="mlp")
     assert [r["run"] for r in results] == [label for label, _, _ in small]
     for r in results:

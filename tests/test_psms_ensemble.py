@@ -85,11 +85,13 @@ def test_paper_table(script: Any) -> None:
     assert lines[3] == "| a | 5 | 10.00 | 13.00 | 5/0/0 | 100.0% | 0.0% | 0.0625 |"  # 2 / 2**5
     assert lines[4] == "| b | 1 | 3.00 | 2.00 | 0/0/1 | 0.0% | 100.0% | 1 |"
     assert lines[5].startswith("| all | 6 | 8.83 | 11.17 | 5/0/1 | 83.3% | 16.7% |")
-    assert lines[6].endswith("centred10, 6 paired splits")
-    assert lines[9:] == [
+    assert lines[6] == "paired pso - pattern: 5/0/1, -2.33 ± 0.88"  # -1..-5 and +1
+    assert lines[7].endswith("centred10, 6 paired splits")
+    assert lines[10:] == [
         "| a | 5 | 5.00 | 5.00 | 0/5/0 | 0.0% | 0.0% | 1 |",  # all tied: p = 1
         "| b | 1 | 1.00 | 1.00 | 0/1/0 | 0.0% | 0.0% | 1 |",
         "| all | 6 | 4.33 | 4.33 | 0/6/0 | 0.0% | 0.0% | 1 |",
+        "paired pso - pattern: 0/6/0, +0.00 ± 0.00",
     ]
 
 

@@ -153,6 +153,15 @@ def register(sub: Any) -> None:
         "FullModelSelector's ensemble_top)",
     )
     sel.add_argument(
+        "--initial-pipelines",
+        choices=["defaults", "none"],
+        default=None,
+        help="classification: 'defaults' evaluates scikit-learn's default RBF SVC, logistic "
+        "regression, random forest and gradient boosting first, as the new study's first "
+        "trials; 'none': the sampler proposes every trial (default: "
+        "defaults; see FullModelSelector's initial_pipelines)",
+    )
+    sel.add_argument(
         "--test-size",
         type=float,
         default=0.25,
@@ -618,6 +627,11 @@ def run(args: argparse.Namespace) -> int:
     choice = {"reselect_top": int(args.reselect_top), "reselect_cv": int(args.reselect_cv)}
     # The vote of the best few (FullModelSelector only); the refits below use it too.
     vote = {"ensemble_top": int(args.ensemble_top)} if task == "classification" else {}
+    initial = {}
+    if task == "classification" and args.initial_pipelines is not None:
+        initial["initial_pipelines"] = (
+            None if args.initial_pipelines == "none" else args.initial_pipelines
+        )
     choice.update(vote)
     study_name = args.study_name or _study_name(label)
     # Every setting is checked before the study is created or joined; the split's seed is the
@@ -639,6 +653,7 @@ def run(args: argparse.Namespace) -> int:
         **choice,
         sampler=make_sampler(settings["sampler"], seed),
         callbacks=_publish_callbacks(args.publish_every),
+        **initial,
         n_trials=args.n_trials,
         timeout=args.timeout,
         trial_timeout=args.trial_timeout,

@@ -27,6 +27,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms._registry import make_sampler as _make
 from optuna_psms._registry import SAMPLERS
+from optuna_psms.fms._initial import check_initial_pipelines
+from optuna_psms.fms._initial import enqueue_initial
 from optuna_psms.fms._reselect import check_reselect
 from optuna_psms.fms._reselect import choose
 from optuna_psms.fms._reselect import fit_trial_choice
@@ -163,6 +165,7 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
     cv: int
     reselect_top: int | None
     reselect_cv: int
+    initial_pipelines: str | list[dict[str, Any]] | None
     metric: str
     subsample: float
     storage: str | optuna.storages.BaseStorage | None
@@ -246,6 +249,7 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
                 f"callbacks must be a list of callables (study, trial) or None; got {callbacks!r}."
             )
         check_reselect(getattr(self, "reselect_top", None), getattr(self, "reselect_cv", 5))
+        check_initial_pipelines(getattr(self, "initial_pipelines", None))
         objective = self._objective(X, y)
         study = optuna.create_study(
             storage=open_storage(self.storage),
@@ -259,6 +263,14 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         study.set_user_attr("fms:cv", objective.cv)
         study.set_user_attr("fms:subsample", objective.subsample)
         study.set_user_attr("fms:space", repr(objective.space))
+        # Models pickled before initial_pipelines existed have no such attribute.
+        enqueue_initial(
+            study,
+            getattr(self, "initial_pipelines", None),
+            objective.space,
+            objective.context,
+            objective.metric,
+        )
         study.optimize(
             objective,
             n_trials=self.n_trials,

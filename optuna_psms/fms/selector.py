@@ -18,6 +18,7 @@ from optuna_psms.fms._ensemble import fit_members
 from optuna_psms.fms._ensemble import pipeline_proba
 from optuna_psms.fms._ensemble import vote_codes
 from optuna_psms.fms._ensemble import vote_proba
+from optuna_psms.fms._initial import DEFAULT_INITIAL
 from optuna_psms.fms._search import default_sampler_name as default_sampler_name
 from optuna_psms.fms._search import FullModelSearch
 from optuna_psms.fms._search import make_sampler as make_sampler
@@ -35,7 +36,9 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
     ``fit`` runs an Optuna study over a :class:`FullModelSpace` (preprocessing, feature
     selection, classifier, hyperparameters, threshold tuning) with the objective of
     :func:`make_objective`, then refits the best pipeline on all the data, and by default
-    the next best distinct ones too: :meth:`predict` is their vote (``ensemble_top``).
+    the next best distinct ones too: :meth:`predict` is their vote (``ensemble_top``). By
+    default the study's first four trials are textbook pipelines (scikit-learn's default RBF
+    SVC, logistic regression, random forest and gradient boosting: ``initial_pipelines``).
 
     Args:
         space: The search space (default: the whole built-in pool).
@@ -84,6 +87,16 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             for PSO and random search and 0.4 for TPE, while a plain mean of
             ``predict_proba`` (ignoring the tuned thresholds) raised it
             (docs/reproductions.md, PSMS).
+        initial_pipelines: Pipelines evaluated first, enqueued as the study's first
+            trials (only when the study has none yet): ``"defaults"`` (scikit-learn's
+            defaults of the RBF SVC and the logistic regression on standardised columns,
+            the random forest and gradient boosting, without feature selection, with the
+            ``bias`` step under ``metric="ber"``), a list of parameter dicts (names as in
+            ``best_params_``; what a dict leaves out, the sampler chooses), or ``None``: the
+            sampler proposes every trial. Default ``"defaults"``: they cost 4 of the
+            ``n_trials``; measured on five KEEL sets (100 splits, 100 trials, PSO, the vote of
+            10) they lowered held-out BER by 0.39 ± 0.25 points, and put the search
+            0.95 ± 0.28 points below a grid-tuned RBF SVC (docs/reproductions.md, PSMS).
         metric: Loss to minimise (see :func:`make_objective`).
         subsample: Fraction of the samples per trial.
         storage: Optuna storage (URL such as ``"sqlite:///psms.db"`` or object); ``None``
@@ -167,6 +180,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         reselect_top: int | None = None,
         reselect_cv: int = 5,
         ensemble_top: int | None = 10,
+        initial_pipelines: str | list[dict[str, Any]] | None = DEFAULT_INITIAL,
         metric: str = "ber",
         subsample: float = 1.0,
         storage: str | optuna.storages.BaseStorage | None = None,
@@ -191,6 +205,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         self.reselect_top = reselect_top
         self.reselect_cv = reselect_cv
         self.ensemble_top = ensemble_top
+        self.initial_pipelines = initial_pipelines
         self.metric = metric
         self.subsample = subsample
         self.storage = storage

@@ -1,0 +1,123 @@
+"""The pipelines a full-model search evaluates first (``initial_pipelines``).
+
+A search can start from a few textbook pipelines before its sampler proposes anything:
+they are enqueued (:meth:`optuna.study.Study.enqueue_trial`) as the study's first trials,
+so they are ordinary trials in storage, shown in the dashboard, and the samplers of this
+package take them in as the first members' positions. The parameters an initial pipeline
+leaves out are the sampler's to choose.
+
+``"defaults"`` is scikit-learn's defaults for four of the pool's classifiers, on
+standardised columns where the model needs it, without feature selection, and with the
+``bias`` threshold step when the metric is the balanced error rate (the pool's classifiers
+have no class weights; the threshold is how a pipeline balances its errors):
+
+* ``standardize > svc(rbf, C=1, gamma=1/n_features)`` (``gamma="scale"`` on standardised
+  columns);
+* ``standardize > logistic(linear, C=1)``;
+* ``random_forest(100 trees, max_features=sqrt(n)/n, balanced)``;
+* ``gradient_boosting(100 trees, learning_rate=0.1, max_depth=3)``.
+
+A component absent from the space is skipped; ``gamma`` is clipped to the space's range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from collections.abc import Sequence
+import math
+from typing import Any
+
+import optuna
+
+from optuna_psms.fms.space import FullModelSpace
+from optuna_psms.fms.space import SpaceContext
+
+
+#: The metrics under which the defaults switch the ``bias`` threshold step on.
+BALANCED_METRICS = ("ber",)
+#: ``FullModelSelector``'s and ``optuna-psms select``'s default.
+DEFAULT_INITIAL: str | None = "defaults"
+#: The user attribute marking a trial enqueued as an initial pipeline (its index).
+INITIAL_ATTR = "fms:initial"
+
+
+def check_initial_pipelines(value: Any) -> None:
+    """Raise ``ValueError`` unless ``value`` is ``None``, ``"defaults"`` or a list of dicts."""
+    if value is None or (isinstance(value, str) and value == "defaults"):
+        return
+    if (
+        isinstance(value, str | bytes)
+        or not isinstance(value, Sequence)
+        or not all(isinstance(p, Mapping) and all(isinstance(k, str) for k in p) for p in value)
+    ):
+        raise ValueError(
+            "initial_pipelines must be None, 'defaults' or a list of parameter dicts "
+            f"(e.g. [{{'clf:method': 'svc'}}]); got {value!r}."
+        )
+
+
+def default_pipelines(
+    space: FullModelSpace, context: SpaceContext, metric: str
+) -> list[dict[str, Any]]:
+    """The ``"defaults"`` initial pipelines that ``space`` can express (module docstring)."""
+    if space.task != "classification":
+        return []
+    common: dict[str, Any] = {f"pre:{name}": False for name in space.preprocessor_names}
+    if len(space.selector_names) > 1 and "none" in space.selector_names:
+        common["fs:method"] = "none"
+    if space.bias and context.n_classes == 2:
+        common["post:bias"] = metric in BALANCED_METRICS
+    scaled = dict(common)
+    if "standardize" in space.preprocessor_names:
+        scaled.update({"pre:standardize": True, "pre:standardize:center": True})
+    n = max(context.n_features, 1)
+    candidates: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+        ("svc", scaled, {"C": 1.0, "kernel": "rbf", "gamma": min(max(1.0 / n, 1e-4), 10.0)}),
+        ("logistic", scaled, {"C": 1.0, "kernel": "linear"}),
+        (
+            "random_forest",
+            common,
+            {
+                "n_estimators": 100,
+                "max_features": min(max(math.sqrt(n) / n, 0.01), 1.0),
+                "balanced": True,
+            },
+        ),
+        (
+            "gradient_boosting",
+            common,
+            {"n_estimators": 100, "learning_rate": 0.1, "max_depth": 3},
+        ),
+    ]
+    names = space.classifier_names
+    out = []
+    for name, base, params in candidates:
+        if name not in names:
+            continue
+        full = dict(base)
+        if len(names) > 1:
+            full[f"{space.model_prefix}:method"] = name
+        full.update({f"{space.model_prefix}:{name}:{k}": v for k, v in params.items()})
+        out.append(full)
+    return out
+
+
+def enqueue_initial(
+    study: optuna.Study,
+    value: Any,
+    space: FullModelSpace,
+    context: SpaceContext,
+    metric: str,
+) -> int:
+    """Enqueue the initial pipelines into a study that has no trial yet; return how many.
+
+    A study that already has trials (a resumed search, or another worker's) gets none, and
+    ``skip_if_exists`` drops a pipeline another worker enqueued at the same moment.
+    """
+    check_initial_pipelines(value)
+    if value is None or study.get_trials(deepcopy=False):
+        return 0
+    pipelines = default_pipelines(space, context, metric) if value == "defaults" else value
+    for i, params in enumerate(pipelines):
+        study.enqueue_trial(dict(params), user_attrs={INITIAL_ATTR: i}, skip_if_exists=True)
+    return len(pipelines)
