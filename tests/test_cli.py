@@ -473,12 +473,15 @@ def test_select_initial_pipelines_come_first_and_default_as_the_selector(
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
     argv = _select_argv(tmp_path, "--n-trials", "3", "--storage", db)
-    code, _, err = _run([*argv, "--study-name", "d", "--initial-pipelines", "defaults"], capsys)
+    code, out, err = _run([*argv, "--study-name", "d", "--initial-pipelines", "defaults"], capsys)
     assert code == 0, err
     trials = optuna.load_study(study_name="d", storage=db).trials
     # the CSV's space holds naive_bayes and logistic: only the logistic default applies
     assert [t.user_attrs.get(INITIAL_ATTR) for t in trials] == [0, None, None]
     assert trials[0].params["clf:method"] == "logistic"
+    best = optuna.load_study(study_name="d", storage=db).best_trial
+    start = " of the initial pipelines" if best.number == 0 else ""
+    assert f"Best pipeline (trial {best.number}{start}): " in out
     code, _, err = _run([*argv, "--study-name", "n", "--initial-pipelines", "none"], capsys)
     assert code == 0, err
     trials = optuna.load_study(study_name="n", storage=db).trials

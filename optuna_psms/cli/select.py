@@ -735,7 +735,9 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as exc:
         raise UserError(f"cannot choose the pipeline: {exc}") from None
     described = best.user_attrs.get("fms:pipeline", best.params)
-    print(f"Best pipeline (trial {best.number}): {described}")
+    # A trial of --initial-pipelines is not the sampler's find: say so.
+    start = " of the initial pipelines" if "fms:initial" in best.user_attrs else ""
+    print(f"Best pipeline (trial {best.number}{start}): {described}")
     print(
         f"CV {loss_label(settings['metric'])} on search data ({settings['cv']}-fold): "
         f"{best.value:.4f}  [{n_done} complete, {n_fail} failed in the study]"
