@@ -238,6 +238,29 @@ def _save_note(study: Study, body: str) -> None:
     notes.save_note(study, body)
 
 
+#: Heading of the held-out paragraph ``optuna-psms select`` adds to a study's note.
+HELD_OUT_HEADING = "### Held-out estimate"
+
+
+def note_held_out(study: Study, text: str) -> None:
+    """Add ``text`` under :data:`HELD_OUT_HEADING` to the study's note (replacing an earlier
+    one), so the dashboard shows the honest number beside its optimistic *Best Trial*.
+
+    A note the user wrote is left alone. Never raises: a failure is logged.
+    """
+    try:
+        notes = _note_functions()
+        if notes is None:
+            return
+        existing = notes.get_note(study)
+        if existing.strip() and not existing.startswith(NOTE_HEADING):
+            return  # the user's own note
+        head = existing.split(HELD_OUT_HEADING, 1)[0].rstrip() or f"{NOTE_HEADING} full model"
+        notes.save_note(study, f"{head}\n\n{HELD_OUT_HEADING}\n\n{text}\n")
+    except Exception:  # the dashboard's extras must never break a study
+        _logger.exception("Could not add the held-out estimate to the study's note.")
+
+
 def _seen_before(done: _Done, study: Study) -> bool:
     """Whether ``study`` is in ``done`` already; adds it. (True means: skip.)"""
     storage, study_id = _compat.storage_of(study)

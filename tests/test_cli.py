@@ -399,6 +399,15 @@ def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
     assert record["trial"] == study.best_trial.number and record["rows"] == 20
     assert record["metric"] == "ber" and f"{record['loss']:.4f}" == f"{held:.4f}"
     assert record["cv_on_search_rows"] == study.best_value
+    # ... and the study's note, which the dashboard shows on the study's page
+    from optuna_dashboard import get_note
+
+    from optuna_psms._study_info import HELD_OUT_HEADING
+
+    note = get_note(optuna.load_study(study_name="hp", storage=db))
+    held_note = note.split(HELD_OUT_HEADING, 1)[1]
+    assert f"ber **{held:.4f}** on 20 rows the search never saw (the vote of trials " in held_note
+    assert f"CV ber on the search rows ({study.best_value:.4f})" in held_note
     # The held-out number is the saved model's: the vote of the 3 distinct pipelines here.
     assert "; the vote of 3 pipelines)" in line and len(record["vote_of_trials"]) == 3
     assert "it predicts by a vote of the 3 best distinct pipelines" in out

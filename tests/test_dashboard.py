@@ -131,6 +131,22 @@ def test_a_users_own_note_is_kept() -> None:
     assert study.user_attrs["psms:sampler"] == "PSOSampler"
 
 
+def test_the_held_out_paragraph_joins_our_note_once_and_never_a_users() -> None:
+    study = optuna.create_study(sampler=PSOSampler(seed=0))
+    study.optimize(_objective, n_trials=3)
+    sampler_note = get_note(study)
+    _study_info.note_held_out(study, "ber **0.1000** on 20 rows")
+    _study_info.note_held_out(study, "ber **0.2000** on 20 rows")  # a rerun replaces it
+    heading = _study_info.HELD_OUT_HEADING
+    assert (
+        get_note(study) == f"{sampler_note.rstrip()}\n\n{heading}\n\nber **0.2000** on 20 rows\n"
+    )
+    mine = optuna.create_study()
+    save_note(mine, "my experiment")
+    _study_info.note_held_out(mine, "ber **0.1000** on 20 rows")
+    assert get_note(mine) == "my experiment"
+
+
 def test_without_optuna_dashboard_the_attrs_are_still_written(monkeypatch: Any) -> None:
     monkeypatch.setitem(sys.modules, "optuna_dashboard", None)  # import fails
     study = optuna.create_study(sampler=PSOSampler(seed=3))

@@ -793,6 +793,17 @@ def run(args: argparse.Namespace) -> int:
                 "vote_of_trials": members,
             },
         )
+        from optuna_psms._study_info import note_held_out
+
+        what = f"trial {best.number}"
+        if voted:
+            what = "the vote of trials " + ", ".join(map(str, members))
+        note_held_out(
+            study,
+            f"{name} **{loss:.4f}** on {len(y_held)} rows the search never saw ({what}). "
+            f"The *Best Trial* value is the {settings['cv']}-fold CV {name} on the search "
+            f"rows ({best.value:.4f}), the best of the trials: optimistic.",
+        )
     else:
         print("held-out: none (--test-size 0), so no estimate free of the selection")
     _announce_slow_refit(best, f"all {len(y)} rows")
