@@ -33,10 +33,13 @@ Run::
     python docs/rsdu_table4.py --from-log docs/rsdu_table4_rows.log  # tables of those runs
     python docs/rsdu_table4.py --sampler-cost 200 1000 --trials 200 \\
         --samplers random drs pso tpe  # the samplers' own CPU time, no model fitted
-    # the paper's protocol on the real sets: 200 trials (RSDU: 5 batches of 40), 5-fold CV
+    # the paper's protocol on the real sets: 200 trials (RSDU: 5 batches of 40), 5-fold CV;
+    # seeds 0-2, then seed 3 (their stdout, concatenated, is docs/data/rsdu_protocol_rows.txt)
     python docs/rsdu_table4.py --sets sonar cancer ionosphere --samplers random drs tpe \\
-        --trials 200 --cv 5 --seeds 3 --json docs/data/rsdu_protocol_rows.json
-    python docs/rsdu_table4.py --from-log docs/data/rsdu_protocol_rows.log
+        --trials 200 --cv 5 --seeds 3
+    python docs/rsdu_table4.py --sets sonar cancer ionosphere --samplers random drs tpe \\
+        --trials 200 --cv 5 --seeds 1 --first-seed 3
+    python docs/rsdu_table4.py --from-log docs/data/rsdu_protocol_rows.txt
 
 The summary ends with RSDU (``drs``) paired against each sampler over the (set, seed) runs
 both have: wins/ties/losses, the mean difference and a two-sided Wilcoxon signed-rank p, and
