@@ -33,6 +33,17 @@ Run::
     python docs/rsdu_table4.py --from-log docs/rsdu_table4_rows.log  # tables of those runs
     python docs/rsdu_table4.py --sampler-cost 200 1000 --trials 200 \\
         --samplers random drs pso tpe  # the samplers' own CPU time, no model fitted
+    # the paper's protocol on the real sets: 200 trials (RSDU: 5 batches of 40), 5-fold CV;
+    # seeds 0-2, then seed 3 (their stdout, concatenated, is docs/data/rsdu_protocol_rows.txt)
+    python docs/rsdu_table4.py --sets sonar cancer ionosphere --samplers random drs tpe \\
+        --trials 200 --cv 5 --seeds 3
+    python docs/rsdu_table4.py --sets sonar cancer ionosphere --samplers random drs tpe \\
+        --trials 200 --cv 5 --seeds 1 --first-seed 3
+    python docs/rsdu_table4.py --from-log docs/data/rsdu_protocol_rows.txt
+
+The summary ends with RSDU (``drs``) paired against each sampler over the (set, seed) runs
+both have: wins/ties/losses, the mean difference and a two-sided Wilcoxon signed-rank p, and
+a Friedman test over all the samplers (the paper used a one-way ANOVA over data sets).
 """
 
 from __future__ import annotations
@@ -40,7 +51,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+import datetime
 import json
+import os
 import statistics
 import time
 from typing import Any
@@ -48,6 +61,8 @@ import warnings
 
 import numpy as np
 import optuna
+from scipy.stats import friedmanchisquare
+from scipy.stats import wilcoxon
 from sklearn.metrics import accuracy_score
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.model_selection import train_test_split
@@ -167,6 +182,11 @@ def run_one(name: str, seed: int, sampler: str, trials: int, cv: int) -> dict[st
         "fit_s": fit / trials,
         "trial_s": wall / trials,
         "wall_s": wall,
+        "cpu_s": cpu,
+        "trials": trials,
+        "cv": cv,
+        "load1": os.getloadavg()[0],
+        "utc_end": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
     }
 
 
@@ -247,7 +267,114 @@ def summarize(rows: Sequence[dict[str, Any]], samplers: Sequence[str]) -> str:
                 v = [r[key] for r in rows if r["set"] in chosen and r["sampler"] == sampler]
                 cells.append(format(statistics.fmean(v), fmt) if v else "-")
             out.append(f"| {s} | " + " | ".join(cells) + " |")
+    out.append(paired_summary(rows, samplers))
     return "\n".join(out)
+
+
+#: Paired comparisons: (row key, title, True if higher is better).
+PAIRED_METRICS = [
+    ("test_acc", "held-out accuracy", True),
+    ("cv_acc", "best CV accuracy", True),
+    ("test_ber", "held-out BER", False),
+    ("sampler_cpu_ms", "sampler CPU ms per trial", False),
+    ("trial_cpu_s", "whole trial CPU s per trial", False),
+]
+
+
+def paired(
+    rows: Sequence[dict[str, Any]], a: str, b: str, key: str, higher_better: bool = True
+) -> dict[str, Any]:
+    """Sampler ``a`` against ``b`` over the (set, seed) runs both have: wins, ties, losses
+    of ``a`` (a tie is an equal value to 1e-12) and the two-sided p-value of a Wilcoxon
+    signed-rank test on the paired values (zero differences dropped; ``nan`` when fewer
+    than one nonzero difference is left)."""
+    by = {(r["set"], r["seed"], r["sampler"]): float(r[key]) for r in rows}
+    keys = sorted({(s, d) for s, d, m in by if m == a and (s, d, b) in by})
+    diffs = [by[(s, d, a)] - by[(s, d, b)] for s, d in keys]
+    sign = 1.0 if higher_better else -1.0
+    wins = sum(sign * x > 1e-12 for x in diffs)
+    losses = sum(sign * x < -1e-12 for x in diffs)
+    nonzero = [x for x in diffs if abs(x) > 1e-12]
+    p = float(wilcoxon(nonzero).pvalue) if nonzero else float("nan")
+    return {
+        "n": len(diffs),
+        "wins": wins,
+        "ties": len(diffs) - wins - losses,
+        "losses": losses,
+        "mean_diff": statistics.fmean(diffs) if diffs else float("nan"),
+        "p": p,
+    }
+
+
+def friedman(rows: Sequence[dict[str, Any]], samplers: Sequence[str], key: str) -> dict[str, Any]:
+    """Friedman test of ``samplers`` over the (set, seed) runs all of them have
+    (``nan`` with fewer than three samplers or two runs, or when all values are tied)."""
+    by = {(r["set"], r["seed"], r["sampler"]): float(r[key]) for r in rows}
+    keys = sorted({(s, d) for s, d, _ in by if all((s, d, m) in by for m in samplers)})
+    if len(samplers) < 3 or len(keys) < 2:
+        return {"n": len(keys), "stat": float("nan"), "p": float("nan")}
+    columns = [[by[(s, d, m)] for s, d in keys] for m in samplers]
+    try:
+        res = friedmanchisquare(*columns)
+        return {"n": len(keys), "stat": float(res.statistic), "p": float(res.pvalue)}
+    except ValueError:
+        return {"n": len(keys), "stat": float("nan"), "p": float("nan")}
+
+
+def paired_summary(rows: Sequence[dict[str, Any]], samplers: Sequence[str]) -> str:
+    """RSDU (``drs``) against each other sampler, paired by (set, seed): W/T/L, mean
+    difference, Wilcoxon p; and a Friedman test over all the samplers."""
+    if "drs" not in samplers:
+        return ""
+    out = [
+        "\npaired by (set, seed): drs against each sampler (W/T/L of drs, mean drs - other, "
+        "Wilcoxon signed-rank p, two-sided)\n"
+    ]
+    out.append(
+        "| metric | "
+        + " | ".join(f"drs vs {m}" for m in samplers if m != "drs")
+        + " | Friedman (all) |"
+    )
+    out.append("|---" * (len(samplers) + 1) + "|")
+    for key, title, higher in PAIRED_METRICS:
+        cells = []
+        for other in samplers:
+            if other == "drs":
+                continue
+            c = paired(rows, "drs", other, key, higher)
+            cells.append(
+                f"{c['wins']}/{c['ties']}/{c['losses']} of {c['n']}, "
+                f"{c['mean_diff']:+.4g}, p = {c['p']:.3g}"
+            )
+        f = friedman(rows, samplers, key)
+        cells.append(f"n = {f['n']}, p = {f['p']:.3g}")
+        out.append(
+            f"| {title} ({'higher' if higher else 'lower'} better) | " + " | ".join(cells) + " |"
+        )
+    return "\n".join(out)
+
+
+def describe(rows: Sequence[dict[str, Any]]) -> str:
+    """One line on the rows' protocol: trials, folds, seeds per set, UTC span, load."""
+    trials = sorted({r.get("trials", "?") for r in rows}, key=str)
+    folds = sorted({r.get("cv", "?") for r in rows}, key=str)
+    seeds = {
+        s: sorted({r["seed"] for r in rows if r["set"] == s})
+        for s in dict.fromkeys(r["set"] for r in rows)
+    }
+    ends = sorted(r["utc_end"] for r in rows if "utc_end" in r)
+    loads = [r["load1"] for r in rows if "load1" in r]
+    cpu = sum(r.get("cpu_s", r["trial_cpu_s"] * r.get("trials", 0)) for r in rows)
+    wall = sum(r["wall_s"] for r in rows)
+    line = (
+        f"{len(rows)} studies, trials {trials}, {folds}-fold CV, seeds per set {seeds}; "
+        f"study CPU {cpu / 60:.1f} min, wall {wall / 60:.1f} min (searches only)"
+    )
+    if ends:
+        line += f"; studies ended {ends[0]} .. {ends[-1]} UTC"
+    if loads:
+        line += f"; 1-min load at study ends {min(loads):.2f} .. {max(loads):.2f}"
+    return line
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -262,9 +389,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", default=None, help="write the per-study rows here")
     parser.add_argument(
         "--from-log",
+        nargs="+",
         default=None,
-        help="only summarize the 'row' lines of earlier runs' logs (concatenated; the first "
-        "row of a (set, seed, sampler) counts)",
+        help="only summarize the 'row' lines of earlier runs' logs (one or more files, read "
+        "in order; the first row of a (set, seed, sampler) counts)",
     )
     parser.add_argument(
         "--sampler-cost",
@@ -290,14 +418,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
         return 0
     if args.from_log:
-        with open(args.from_log) as f:
-            rows_by_key: dict[tuple[str, int, str], dict[str, Any]] = {}
-            for line in f:
-                if line.startswith("row "):
-                    r = json.loads(line[4:])
-                    rows_by_key.setdefault((r["set"], r["seed"], r["sampler"]), r)
+        rows_by_key: dict[tuple[str, int, str], dict[str, Any]] = {}
+        for path in args.from_log:
+            with open(path) as f:
+                for line in f:
+                    if line.startswith("row "):
+                        r = json.loads(line[4:])
+                        rows_by_key.setdefault((r["set"], r["seed"], r["sampler"]), r)
         logged = list(rows_by_key.values())
         samplers = [s for s in args.samplers if any(r["sampler"] == s for r in logged)]
+        print(describe(logged))
         print(summarize(logged, samplers))
         return 0
     tasks = [
@@ -319,6 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{args.first_seed + args.seeds - 1}, "
         f"70/30 split"
     )
+    print(describe(rows))
     print(summarize(rows, args.samplers))
     return 0
 

@@ -128,3 +128,71 @@ def test_summarize_storage_reads_a_cut_run(tmp_path: Path) -> None:
     study.add_trial(optuna.trial.create_trial(state=optuna.trial.TrialState.FAIL))
     res = fms_highdim.summarize_storage(path)
     assert res["n_complete"] == 4 and res["best_value"] == 0.1 and res["at_half"] == 0.5
+
+
+def _row(name: str, seed: int, sampler: str, acc: float, ms: float) -> dict[str, Any]:
+    return {
+        "set": name,
+        "seed": seed,
+        "sampler": sampler,
+        "test_acc": acc,
+        "cv_acc": acc,
+        "test_ber": 1.0 - acc,
+        "sampler_cpu_ms": ms,
+        "sampler_ms": ms,
+        "fit_s": 0.1,
+        "trial_cpu_s": 0.2,
+        "trial_s": 0.2,
+        "wall_s": 2.0,
+    }
+
+
+def test_paired_counts_wins_ties_losses_over_shared_runs() -> None:
+    module = _table4()
+    rows = [
+        _row("a", 0, "drs", 0.9, 2.0),
+        _row("a", 0, "random", 0.8, 4.0),
+        _row("a", 1, "drs", 0.7, 2.0),
+        _row("a", 1, "random", 0.8, 4.0),
+        _row("b", 0, "drs", 0.5, 2.0),
+        _row("b", 0, "random", 0.5, 4.0),
+        _row("b", 1, "drs", 0.6, 2.0),  # no random row: not paired
+    ]
+    acc = module.paired(rows, "drs", "random", "test_acc", True)
+    assert (acc["n"], acc["wins"], acc["ties"], acc["losses"]) == (3, 1, 1, 1)
+    assert acc["mean_diff"] == pytest.approx(0.0)
+    ber = module.paired(rows, "drs", "random", "test_ber", False)
+    assert (ber["wins"], ber["ties"], ber["losses"]) == (1, 1, 1)
+    ms = module.paired(rows, "drs", "random", "sampler_cpu_ms", False)
+    assert (ms["wins"], ms["losses"]) == (3, 0) and 0.0 < ms["p"] <= 1.0
+    same = module.paired(rows[4:6], "drs", "random", "test_acc", True)
+    assert same["ties"] == 1 and same["p"] != same["p"]  # nan: no nonzero difference
+
+
+def test_friedman_uses_runs_all_samplers_have() -> None:
+    module = _table4()
+    rows = [
+        _row(s, d, m, acc, 1.0)
+        for s, d in [("a", 0), ("a", 1), ("b", 0), ("b", 1)]
+        for m, acc in [("random", 0.8), ("drs", 0.85), ("tpe", 0.9)]
+    ]
+    rows.append(_row("c", 0, "drs", 0.5, 1.0))
+    res = module.friedman(rows, ["random", "drs", "tpe"], "test_acc")
+    assert res["n"] == 4 and 0.0 < res["p"] < 0.05
+    two = module.friedman(rows, ["random", "drs"], "test_acc")["p"]
+    assert two != two  # nan: Friedman needs three samplers
+
+
+def test_from_log_reads_several_files_first_row_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = _table4()
+    first, second = tmp_path / "a.log", tmp_path / "b.log"
+    rows = [_row("a", 0, m, 0.8, 1.0) for m in ("random", "drs", "tpe")]
+    first.write_text("noise\n" + "".join("row " + json.dumps(r) + "\n" for r in rows))
+    later = [_row("a", 0, "drs", 0.1, 1.0), _row("a", 1, "drs", 0.9, 1.0)]
+    second.write_text("".join("row " + json.dumps(r) + "\n" for r in later))
+    assert module.main(["--from-log", str(first), str(second)]) == 0
+    text = capsys.readouterr().out
+    assert "4 studies" in text and "drs vs random" in text
+    assert "| a | 0.8000 | 0.8500 | 0.8000 |" in text  # drs: mean of 0.8 (seed 0) and 0.9
