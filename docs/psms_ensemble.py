@@ -214,6 +214,33 @@ def _pair(a: list[float], b: list[float]) -> str:
     return f"{w}/{len(d) - w - lo}/{lo}, {statistics.fmean(d):+.2f} ± {se:.2f}"
 
 
+#: Trials 0-3 of a ``--initial defaults`` search are the four initial pipelines.
+N_INITIAL = 4
+
+
+def initial_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """For each ``--initial`` sampler (a name with ``+``): in how many searches an initial
+    pipeline is the best trial, how many the vote of ``members`` holds on average (overall
+    and per set), and the searches' total time."""
+    out = []
+    for s in dict.fromkeys(r["sampler"] for r in rows if "+" in r["sampler"]):
+        mine = [r for r in rows if r["sampler"] == s]
+        names = list(dict.fromkeys(r["set"] for r in mine))
+
+        def held(sub: list[dict[str, Any]]) -> float:
+            return statistics.fmean(sum(m < N_INITIAL for m in r["members"]) for r in sub)
+
+        best = {n: sum(r["members"][0] < N_INITIAL for r in mine if r["set"] == n) for n in names}
+        per_set = ", ".join(f"{n} {held([r for r in mine if r['set'] == n]):.2f}" for n in names)
+        out.append(
+            f"{s}: an initial pipeline is the best trial in {sum(best.values())} of "
+            f"{len(mine)} searches ({', '.join(f'{n} {k}' for n, k in best.items())}); "
+            f"the vote holds {held(mine):.2f} of them on average ({per_set}); "
+            f"{sum(r['seconds']['search'] for r in mine):.0f} s of search"
+        )
+    return out
+
+
 def summary(
     rows: list[dict[str, Any]], baselines: dict[tuple[str, int], dict[str, float]]
 ) -> None:
@@ -232,6 +259,8 @@ def summary(
         print(f"| {s} | " + " | ".join(cells) + " |")
     for b in ("logreg", "svc-grid"):
         print(f"{b}: {statistics.fmean(baselines[sp][b] for sp in splits):.2f}")
+    for line in initial_lines([r for r in rows if (r["set"], r["seed"]) in splits]):
+        print(line)
     names = list(dict.fromkeys(sp[0] for sp in splits))
     print("\nper set (mean test BER %): sampler rule | " + " | ".join(names))
     for s in samplers:

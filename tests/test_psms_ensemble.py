@@ -132,3 +132,15 @@ def test_vote_rules_script_compares_each_rule_with_centred10_per_block(
     lines = psms_vote_rules.table(rows, [], ["pso", "tpe"], {"c": range(0, 2), "f": range(2, 4)})
     assert lines[2].startswith("| centred20 | -1.00 (pso 2/0/0, -1.00 ± 0.00;")
     assert "| +1.00 (pso 0/0/2, +1.00 ± 0.00;" in lines[2]
+
+
+def test_initial_lines_count_the_initial_pipelines_in_each_search(script: Any) -> None:
+    def row(name: str, sampler: str, members: list[int]) -> dict[str, Any]:
+        return {"set": name, "sampler": sampler, "members": members, "seconds": {"search": 2.0}}
+
+    rows = [row("a", "pso+defaults", [1, 7, 3]), row("a", "pso+defaults", [9, 8, 5])]
+    rows += [row("b", "pso+defaults", [4, 0, 2]), row("a", "pso", [0, 1, 2])]  # no '+': skipped
+    assert script.initial_lines(rows) == [
+        "pso+defaults: an initial pipeline is the best trial in 1 of 3 searches (a 1, b 0); "
+        "the vote holds 1.33 of them on average (a 1.00, b 2.00); 6 s of search"
+    ]
