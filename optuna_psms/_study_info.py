@@ -228,12 +228,17 @@ def _note_functions() -> Any:
 _NOTE_MODULE = "optuna_psms._dashboard_note"
 
 
+def _users_own(note: str) -> bool:
+    """Whether a study's note was written by its user (not empty, not one of ours)."""
+    return bool(note.strip()) and not note.startswith(NOTE_HEADING)
+
+
 def _save_note(study: Study, body: str) -> None:
     notes = _note_functions()
     if notes is None:
         return
     existing = notes.get_note(study)
-    if existing == body or (existing.strip() and not existing.startswith(NOTE_HEADING)):
+    if existing == body or _users_own(existing):
         return  # unchanged, or the user's own note
     notes.save_note(study, body)
 
@@ -253,8 +258,8 @@ def note_held_out(study: Study, text: str) -> None:
         if notes is None:
             return
         existing = notes.get_note(study)
-        if existing.strip() and not existing.startswith(NOTE_HEADING):
-            return  # the user's own note
+        if _users_own(existing):
+            return
         head = existing.split(HELD_OUT_HEADING, 1)[0].rstrip() or f"{NOTE_HEADING} full model"
         notes.save_note(study, f"{head}\n\n{HELD_OUT_HEADING}\n\n{text}\n")
     except Exception:  # the dashboard's extras must never break a study
