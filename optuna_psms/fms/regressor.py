@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms.fms._search import FullModelSearch
 from optuna_psms.fms._validation import check_features
+from optuna_psms.fms.data import warn_unexpected_values
 from optuna_psms.fms.regression import RegressionSpace
 from optuna_psms.fms.space import FullModelSpace
 
@@ -156,7 +157,13 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         Raises:
             ValueError: ``X`` lacks a training column (DataFrame) or has the wrong number
                 of columns (array).
+
+        Warns:
+            UserWarning: One per column with values the model reads other than as written
+                (text in a numeric column, an unseen category), as
+                :meth:`FullModelSelector.predict <optuna_psms.fms.FullModelSelector.predict>`.
         """
         check_is_fitted(self, "best_pipeline_")
         X = check_features(self, X)
+        warn_unexpected_values(self, X)
         return np.asarray(self.best_pipeline_.predict(X), dtype=np.float64).ravel()

@@ -26,6 +26,7 @@ from optuna_psms.fms._search import SAMPLER_NAMES as SAMPLER_NAMES
 from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import decode_labels
 from optuna_psms.fms._validation import labels_to_codes
+from optuna_psms.fms.data import warn_unexpected_values
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.space import FullModelSpace
 
@@ -240,6 +241,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
     def _codes(self, X: Any) -> NDArray[np.int64]:
         check_is_fitted(self, "best_pipeline_")
         X = check_features(self, X, stacklevel=3)
+        warn_unexpected_values(self, X, stacklevel=3)
         return vote_codes(self._members(), X, len(self.classes_))
 
     def predict(self, X: Any) -> NDArray[Any]:
@@ -250,6 +252,13 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         Raises:
             ValueError: ``X`` lacks a training column (DataFrame) or has the wrong number
                 of columns (array).
+
+        Warns:
+            UserWarning: One per column with values the model reads other than as written:
+                text in a numeric column (taken as missing, so the training median) or a
+                category not seen in training (see
+                :meth:`~optuna_psms.fms.TabularEncoder.unexpected_values`). The prediction
+                is still made. Also :meth:`predict_proba` and :meth:`score`.
         """
         return decode_labels(self.classes_, self._codes(X))
 
@@ -269,6 +278,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         """
         check_is_fitted(self, "best_pipeline_")
         X = check_features(self, X)
+        warn_unexpected_values(self, X)
         members = self._members()
         if len(members) == 1:
             return pipeline_proba(members[0], X, len(self.classes_))
