@@ -1025,3 +1025,24 @@ def test_select_drop_and_the_identifier_warning(tmp_path: Any, capsys: Any) -> N
         ["select", "--dataset", "sklearn:iris", "--drop", "petal", "--storage", db], capsys
     )
     assert code == 2 and "--drop: column 'petal' not found in sklearn:iris; columns: " in err
+
+
+def test_predict_dataset_takes_the_drop_of_select(tmp_path: Any, capsys: Any) -> None:
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    X, y = load_dataset("sklearn:iris")
+    kept = X.drop(columns="petal width (cm)")
+    model = FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+    ).fit(kept, y)
+    joblib.dump(model, tmp_path / "m.joblib")
+    argv = ["predict", "--model", str(tmp_path / "m.joblib"), "--dataset", "sklearn:iris"]
+    code, out, err = _run([*argv, "--drop", "petal width (cm)"], capsys)
+    assert code == 0 and err == "", err
+    assert [int(v) for v in out.split()[1:]] == list(model.predict(kept))
+    code, again, err = _run(argv, capsys)
+    assert code == 0 and again == out
+    assert err == "warning: ignoring column(s) 'petal width (cm)' the model was not fitted with\n"
+    code, _, err = _run([*argv, "--drop", "petal"], capsys)
+    assert code == 2 and "--drop: column 'petal' not found in sklearn:iris; columns: " in err

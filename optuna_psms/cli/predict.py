@@ -34,7 +34,7 @@ def register(sub: Any) -> None:
         nargs="+",
         metavar="COL",
         default=None,
-        help="columns of the CSV file to ignore, e.g. the label column (--drop label id, or "
+        help="columns of the data to ignore, e.g. the label column (--drop label id, or "
         "label,id); columns the model was not fitted with are ignored anyway, after a "
         "warning line",
     )
@@ -129,10 +129,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{X.shape[1]} columns of {args.csv} are taken by position, in file order",
                 file=sys.stderr,
             )
-    else:
-        if args.drop is not None:
-            raise UserError("--drop is only used with --csv")
-        X, _ = load_dataset(args.dataset)
+    else:  # as select --dataset ... --drop, so the same --drop applies the model
+        X = drop_columns(load_dataset(args.dataset)[0], drop_names(args.drop), args.dataset)
     X = _drop_extra_columns(model, X)
     try:
         with warnings.catch_warnings(record=True) as caught:
