@@ -354,6 +354,9 @@ def test_identifier_columns_flags_row_ids_and_nothing_else() -> None:
             "gap": [*range(1, n), n + 5],  # 1..n with a gap
             "city": ["a", "b"] * (n // 2),  # text with repeats
             "code": [f"c{i}" for i in range(n - 1)] + [None],  # distinct but a missing cell
+            "number": [*range(1, n), np.nan],  # 1..n-1 and a missing cell
+            "nullable": pd.array([*range(n - 1), None], dtype="Int64"),  # likewise
+            "text_ids": [str(i) for i in range(n)],  # numbers as text: read as numbers
             "yes": [True, False] * (n // 2),
         }
     )
@@ -361,6 +364,7 @@ def test_identifier_columns_flags_row_ids_and_nothing_else() -> None:
         ("id", f"the integers 1..{n}, one per row"),
         ("row", f"the integers 0..{n - 1}, one per row"),
         ("name", f"a different value in each of the {n} rows"),
+        ("text_ids", f"the integers 0..{n - 1}, one per row"),
     ]
     small = X.head(MIN_IDENTIFIER_ROWS - 1)
     assert identifier_columns(small) == []  # too few rows to tell
