@@ -993,6 +993,9 @@ def test_select_drop_and_the_identifier_warning(tmp_path: Any, capsys: Any) -> N
         model_path = tmp_path / "no_id.joblib"
         code, out, err = _run([*argv, "--drop", *drop, "--output", str(model_path)], capsys)
         assert code == 0 and err == "", err
+        assert out.startswith(
+            "Full model selection (classification) on data without 'id', 'name': 60 search "
+        )
     model = joblib.load(model_path)
     assert list(model.feature_names_in_) == ["size", "colour"]
     # It applies to new rows with or without the dropped columns.

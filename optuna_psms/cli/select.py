@@ -278,6 +278,14 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any, str]:
     return drop_columns(X, drop, args.dataset), y, args.dataset
 
 
+def _without(drop: list[str] | None) -> str:
+    """`` without 'id', 'name'`` for ``--drop id name`` (nothing without ``--drop``)."""
+    from optuna_psms.cli._data import drop_names
+
+    names = drop_names(drop)
+    return f" without {', '.join(map(repr, names))}" if names else ""
+
+
 #: The start of the Python warning about an identifier-like column, which ``select`` prints
 #: itself (once, for all rows, with the command-line remedy) before the search.
 _IDENTIFIER_WARNING = r"column .* looks like a row identifier"
@@ -711,7 +719,7 @@ def run(args: argparse.Namespace) -> int:
         so_far = f"{len(before)} trial{'s' if len(before) != 1 else ''} so far"
         continued = f", continued ({so_far}, {done} complete)"
     print(
-        f"Full model selection ({settings['task']}) on {label}: "
+        f"Full model selection ({settings['task']}) on {label}{_without(args.drop)}: "
         f"{len(y_search)} search rows{held_note}; "
         f"sampler {settings['sampler']}, {settings['cv']}-fold CV "
         f"{loss_label(settings['metric'])}, "
