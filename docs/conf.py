@@ -59,10 +59,13 @@ templates_path = ["_templates"]
 autosummary_generate = True
 # scikit-learn's generated metadata-routing methods and its inherited mixin methods document
 # scikit-learn, not this package (their docstrings cross-reference scikit-learn's own site).
+# ``score`` is documented: FullModelSelector's and FullModelRegressor's are their own (the
+# search's metric); the other estimators inherit ClassifierMixin's, left out by
+# "inherited-members" below.
 _SKLEARN_MEMBERS = (
     "set_fit_request,set_predict_request,set_predict_proba_request,set_score_request,"
     "set_transform_request,set_inverse_transform_request,set_output,get_metadata_routing,"
-    "get_params,set_params,score,fit_transform,fit_predict,get_feature_names_out"
+    "get_params,set_params,fit_transform,fit_predict,get_feature_names_out"
 )
 autodoc_default_options = {
     "members": True,

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from typing import Any
+import warnings
 
 import joblib
 import numpy as np
@@ -960,3 +961,94 @@ def test_select_says_when_it_replaces_the_default_model_file(
     )
     code, out, err = _run([*argv, "--output", "psms_model.joblib"], capsys)
     assert code == 0 and "rows, saved to psms_model.joblib\n" in out  # asked for: no remark
+
+
+def test_select_drop_and_the_identifier_warning(tmp_path: Any, capsys: Any) -> None:
+    _write_csv(tmp_path / "data.csv")
+    frame = pd.read_csv(tmp_path / "data.csv")
+    frame.insert(0, "id", np.arange(1, len(frame) + 1))
+    frame["name"] = [f"s{i:03d}" for i in range(len(frame))]
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    db = f"sqlite:///{tmp_path}/d.db"
+    argv = _select_argv(tmp_path, "--n-trials", "2", "--storage", db)
+    # Without --drop: one line per identifier-like column, before the search, naming the
+    # --drop that removes it; the model's own Python warning is not printed a second time.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, out, err = _run([*argv, "--output", str(tmp_path / "with_id.joblib")], capsys)
+    assert code == 0, err
+    assert [str(w.message) for w in caught if "row identifier" in str(w.message)] == []
+    lines = err.strip().splitlines()
+    assert lines[:2] == [
+        "warning: column 'id' looks like a row identifier (the integers 1..80, one per row); "
+        "as a feature it can only memorise rows (or their order in the file): drop it with "
+        "--drop id",
+        "warning: column 'name' looks like a row identifier (a different value in each of "
+        "the 80 rows); as a feature it can only memorise rows (or their order in the file): "
+        "drop it with --drop name",
+    ]
+    # The held-out names were never among the search rows': said once, as a warning line.
+    assert len(lines) == 3 and lines[2].startswith(
+        "warning: in the held-out rows, column 'name': 20 value(s) not seen in training (e.g. "
+    )
+    # With --drop (either spelling): no warning, and the model knows only the other columns.
+    for drop in (["id", "name"], ["id,name"]):
+        model_path = tmp_path / "no_id.joblib"
+        code, out, err = _run([*argv, "--drop", *drop, "--output", str(model_path)], capsys)
+        assert code == 0 and err == "", err
+        assert out.startswith(
+            "Full model selection (classification) on data without 'id', 'name': 60 search "
+        )
+    model = joblib.load(model_path)
+    assert list(model.feature_names_in_) == ["size", "colour"]
+    # It applies to new rows with or without the dropped columns.
+    frame.drop(columns="label").to_csv(tmp_path / "new_with_id.csv", index=False)
+    frame[["colour", "size"]].to_csv(tmp_path / "new.csv", index=False)
+    predict = ["predict", "--model", str(model_path), "--csv"]
+    code, plain, err = _run([*predict, str(tmp_path / "new.csv")], capsys)
+    assert code == 0 and err == "", err
+    code, out, err = _run([*predict, str(tmp_path / "new_with_id.csv")], capsys)
+    assert code == 0 and out == plain
+    assert err == "warning: ignoring column(s) 'id', 'name' the model was not fitted with\n"
+    with_id = str(tmp_path / "new_with_id.csv")
+    code, out, err = _run([*predict, with_id, "--drop", "id", "name"], capsys)
+    assert code == 0 and out == plain and err == "", err
+    # Mistakes are one line, naming the column.
+    csv = tmp_path / "data.csv"
+    code, _, err = _run([*argv, "--drop", "ID"], capsys)
+    assert code == 2 and err == (
+        f"optuna-psms: error: --drop: column 'ID' not found in {csv}; columns: id, size, "
+        "colour, name\n"
+    )
+    code, _, err = _run([*argv, "--drop", "label"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "'label' is the --target column" in err
+    code, _, err = _run([*predict, str(tmp_path / "new.csv"), "--drop", "id"], capsys)
+    assert code == 2 and err == (
+        f"optuna-psms: error: --drop: column 'id' not found in {tmp_path / 'new.csv'}; "
+        "columns: colour, size\n"
+    )
+    code, _, err = _run(
+        ["select", "--dataset", "sklearn:iris", "--drop", "petal", "--storage", db], capsys
+    )
+    assert code == 2 and "--drop: column 'petal' not found in sklearn:iris; columns: " in err
+
+
+def test_predict_dataset_takes_the_drop_of_select(tmp_path: Any, capsys: Any) -> None:
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    X, y = load_dataset("sklearn:iris")
+    kept = X.drop(columns="petal width (cm)")
+    model = FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+    ).fit(kept, y)
+    joblib.dump(model, tmp_path / "m.joblib")
+    argv = ["predict", "--model", str(tmp_path / "m.joblib"), "--dataset", "sklearn:iris"]
+    code, out, err = _run([*argv, "--drop", "petal width (cm)"], capsys)
+    assert code == 0 and err == "", err
+    assert [int(v) for v in out.split()[1:]] == list(model.predict(kept))
+    code, again, err = _run(argv, capsys)
+    assert code == 0 and again == out
+    assert err == "warning: ignoring column(s) 'petal width (cm)' the model was not fitted with\n"
+    code, _, err = _run([*argv, "--drop", "petal"], capsys)
+    assert code == 2 and "--drop: column 'petal' not found in sklearn:iris; columns: " in err

@@ -683,3 +683,37 @@ def test_trials_are_not_pruned() -> None:
     result = compare_samplers(reports, ["random"], baseline=None, n_seeds=1, n_trials=30)
     (study,) = result.studies["random"]
     assert Counter(t.state.name for t in study.trials) == Counter({"COMPLETE": 30})
+
+
+def test_csv_drop_leaves_columns_out_of_the_search(tmp_path: Any, capsys: Any) -> None:
+    from sklearn.datasets import load_iris
+
+    from optuna_psms.compare._objective import ObjectiveSpec
+
+    frame = load_iris(as_frame=True).frame
+    frame.insert(0, "id", range(len(frame)))
+    csv = tmp_path / "flowers.csv"
+    frame.to_csv(csv, index=False)
+    spec = ObjectiveSpec("csv", str(csv), target="target", drop=("id",))
+    X, _ = spec.load()
+    assert list(X.columns) == list(frame.columns[1:-1])
+    url = f"sqlite:///{tmp_path / 'd.db'}"
+    argv = ["compare", "--csv", str(csv), "--target", "target", "--samplers", "random"]
+    argv += ["--baseline", "none", "--seeds", "1", "--n-trials", "1", "--storage", url]
+    argv += ["--report", "none", "--n-workers", "1", "--no-progress-bar"]
+    code, out, err = _run([*argv, "--drop", "id"], capsys)
+    assert code == 0, err
+    study = optuna.load_study(study_name="flowers/random/seed0", storage=url)
+    assert study.user_attrs["compare:objective"] == (
+        f"full model selection on {csv} (target target) without column(s) 'id', 2-fold CV ber"
+    )
+    code, out, err = _run([*argv, "--drop", "ID", "--name", "other"], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith(
+        f"optuna-psms: error: --drop: column 'ID' not found in {csv}; columns: id, sepal "
+    )
+    assert err.count("\n") == 1
+    code, out, err = _run(
+        ["compare", "--function", "sphere", "--samplers", "pso", "--drop", "id"], capsys
+    )
+    assert code == 2 and "--drop is only used with --csv or --dataset" in err

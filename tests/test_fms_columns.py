@@ -335,3 +335,104 @@ def test_encoder_names_the_values_it_reads_other_than_as_written() -> None:
     ]
     with pytest.raises(ValueError, match="missing 1 column"):
         encoder.unexpected_values(new.drop(columns="age"))
+
+
+# ------------------------------------------------- identifiers and values read otherwise
+def test_identifier_columns_flags_row_ids_and_nothing_else() -> None:
+    from optuna_psms.fms.data import identifier_columns
+    from optuna_psms.fms.data import MIN_IDENTIFIER_ROWS
+
+    n = 40
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(
+        {
+            "id": np.arange(1, n + 1),  # 1..n in file order
+            "row": rng.permutation(n),  # 0..n-1 shuffled
+            "name": [f"s{i:03d}" for i in range(n)],  # text, a different value per row
+            "height": rng.normal(size=n),  # distinct, but continuous: a feature
+            "count": np.arange(2, n + 2),  # distinct integers, but not from 0 or 1
+            "gap": [*range(1, n), n + 5],  # 1..n with a gap
+            "city": ["a", "b"] * (n // 2),  # text with repeats
+            "code": [f"c{i}" for i in range(n - 1)] + [None],  # distinct but a missing cell
+            "number": [*range(1, n), np.nan],  # 1..n-1 and a missing cell
+            "nullable": pd.array([*range(n - 1), None], dtype="Int64"),  # likewise
+            "text_ids": [str(i) for i in range(n)],  # numbers as text: read as numbers
+            "yes": [True, False] * (n // 2),
+        }
+    )
+    assert identifier_columns(X) == [
+        ("id", f"the integers 1..{n}, one per row"),
+        ("row", f"the integers 0..{n - 1}, one per row"),
+        ("name", f"a different value in each of the {n} rows"),
+        ("text_ids", f"the integers 0..{n - 1}, one per row"),
+    ]
+    small = X.head(MIN_IDENTIFIER_ROWS - 1)
+    assert identifier_columns(small) == []  # too few rows to tell
+    assert identifier_columns(X.to_numpy()) == []  # no names: not checked
+
+
+def test_fit_warns_about_an_identifier_column_and_not_about_ordinary_ones(cancer: Any) -> None:
+    X, y = cancer
+    model = FullModelSelector(space=SPACE, sampler="random", n_trials=2, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    assert not [w for w in caught if "row identifier" in str(w.message)]
+    with_id = X.assign(patient=[f"p{i}" for i in range(len(X))])
+    with pytest.warns(UserWarning) as record:
+        model.fit(with_id, y)
+    messages = [str(w.message) for w in record if "row identifier" in str(w.message)]
+    assert messages == [
+        f"column 'patient' looks like a row identifier (a different value in each of the "
+        f"{len(X)} rows); as a feature it can only memorise rows (or their order in the "
+        f"file): drop it with X.drop(columns=['patient'])"
+    ]
+    # The warning points at the user's call, not at the package.
+    assert [w.filename for w in record if "row identifier" in str(w.message)] == [__file__]
+
+
+def test_predict_warns_about_values_read_otherwise_as_the_command_line_does() -> None:
+    from optuna_psms.fms import FullModelRegressor
+    from optuna_psms.fms import RegressionSpace
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"size": rng.normal(size=40), "colour": ["red", "blue"] * 20})
+    y = np.array(["a", "b"] * 20)
+    model = FullModelSelector(space=SPACE, sampler="random", n_trials=2, random_state=0)
+    model.fit(X, y)
+    odd = X.head(3).astype(object)
+    odd.loc[0, "size"] = "big"
+    odd.loc[1, "colour"] = "green"
+    expected = model.best_pipeline_.named_steps["encoder"].unexpected_values(odd)
+    assert len(expected) == 2 and "'big'" in expected[0] and "'green'" in expected[1]
+    for method in (model.predict, model.predict_proba, lambda Z: model.score(Z, y[:3])):
+        with pytest.warns(UserWarning) as record:
+            method(odd)
+        assert [str(w.message) for w in record] == expected
+        assert {w.filename for w in record} == {__file__}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # plain rows: no warning
+        model.predict(X.head(3))
+        model.predict_proba(X.head(3))
+    regressor = FullModelRegressor(
+        space=RegressionSpace(regressors=["linear"], selectors=["none"], preprocessors=[]),
+        sampler="random",
+        n_trials=2,
+        random_state=0,
+    ).fit(X, rng.normal(size=40))
+    with pytest.warns(UserWarning) as record:
+        regressor.predict(odd)
+    assert [str(w.message) for w in record] == expected  # the same encoder rule and text
+
+
+def test_no_bundled_dataset_has_a_column_flagged_as_an_identifier() -> None:
+    # The rule's false positives on real data: none of the sklearn:* and keel:* sets
+    # (docs/full_model_selection.md says so).
+    from optuna_psms.cli._data import dataset_table
+    from optuna_psms.cli._data import load_dataset
+    from optuna_psms.fms.data import identifier_columns
+
+    names = [row[0] for row in dataset_table()]
+    assert len(names) > 100
+    flagged = {name: identifier_columns(load_dataset(name)[0]) for name in names}
+    assert {name: found for name, found in flagged.items() if found} == {}

@@ -11,6 +11,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer
 from sklearn.datasets import load_iris
+from sklearn.metrics import balanced_accuracy_score
 
 from optuna_psms.fms import FullModelSelector
 from optuna_psms.fms import FullModelSpace
@@ -96,7 +97,8 @@ def test_three_members_vote_by_centred_scores(binary: Any) -> None:
     agree = (own == own[0]).all(axis=0)
     assert agree.any()
     np.testing.assert_array_equal(model.predict(X)[agree], model.classes_[own[0][agree]])
-    assert model.score(X, y) == pytest.approx(np.mean(model.predict(X) == y))
+    # score is the metric's (ber: balanced accuracy) of the vote's predictions.
+    assert model.score(X, y) == pytest.approx(balanced_accuracy_score(y, model.predict(X)))
     assert "predicts by a vote of 3 pipelines (trials " in model.describe()
     assert "the estimator predicts by a vote of 3 pipelines" in export_python(model)
 

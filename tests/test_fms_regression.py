@@ -192,7 +192,19 @@ def test_regressor_estimator_api(tmp_path: Any) -> None:
     model.fit(frame, y)
     pred = model.predict(frame)
     assert pred.shape == y.shape and pred.dtype == np.float64
-    assert model.score(frame, y) == pytest.approx(r2_score(y, pred))
+    # score is the metric's, higher-is-better, as best_score_ (default rmse: minus the RMSE).
+    assert model.score(frame, y) == pytest.approx(-np.sqrt(mean_squared_error(y, pred)))
+    weights = np.linspace(0.5, 2.0, len(y))
+    for metric, expected in [
+        ("mse", -mean_squared_error(y, pred, sample_weight=weights)),
+        ("mae", -mean_absolute_error(y, pred, sample_weight=weights)),
+        ("r2", r2_score(y, pred, sample_weight=weights)),
+        ("neg_median_absolute_error", -float(np.median(np.abs(y - pred)))),
+    ]:
+        model.set_params(metric=metric)  # score reads the metric it is asked with
+        weight = None if metric.startswith("neg_") else weights
+        assert model.score(frame, y, sample_weight=weight) == pytest.approx(expected)
+    model.set_params(metric="rmse")
     assert model.best_score_ == pytest.approx(-model.best_loss_)
     assert "CV rmse" in model.describe()
     assert model.study_.user_attrs["fms:metric"] == "rmse"
@@ -266,7 +278,7 @@ def test_diabetes_quality_near_tuned_gradient_boosting() -> None:
     baseline = GradientBoostingRegressor(**study.best_params, random_state=0).fit(X_tr, y_tr)
     r2_gb = r2_score(y_te, baseline.predict(X_te))
     model = FullModelRegressor(n_trials=80, sampler="tpe", random_state=0).fit(X_tr, y_tr)
-    r2_fms = model.score(X_te, y_te)
+    r2_fms = r2_score(y_te, model.predict(X_te))
     print(f"\nheld-out R^2: FullModelRegressor {r2_fms:.4f}, tuned GB {r2_gb:.4f}")
     print(model.describe())
     assert r2_fms >= r2_gb - 0.05

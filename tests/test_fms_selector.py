@@ -260,3 +260,41 @@ def test_bad_callbacks_are_refused(iris_text: Any, callbacks: Any) -> None:
     model = FullModelSelector(space=SPACE, n_trials=1, callbacks=callbacks)
     with pytest.raises(ValueError, match=r"^callbacks must be a list of callables"):
         model.fit(*iris_text)
+
+
+def test_score_is_the_metric_the_search_minimised(
+    fitted: FullModelSelector, iris_text: Any
+) -> None:
+    # As GridSearchCV.score uses its scoring: on other rows, the counterpart of best_score_.
+    from sklearn.metrics import accuracy_score
+    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.metrics import f1_score
+    from sklearn.metrics import roc_auc_score
+
+    X, y = iris_text
+    rows = np.r_[0:40, 50:60, 100:150]  # unbalanced, so accuracy != balanced accuracy
+    X, y = X[rows], y[rows]
+    model = clone(fitted).set_params(metric="ber")
+    model.__dict__.update({k: v for k, v in vars(fitted).items() if k.endswith("_")})
+    pred = model.predict(X)
+    codes = np.searchsorted(model.classes_, y)
+    assert accuracy_score(y, pred) != pytest.approx(balanced_accuracy_score(y, pred))
+    assert model.score(X, y) == pytest.approx(balanced_accuracy_score(y, pred))
+    weights = np.linspace(1.0, 3.0, len(y))
+    expected = {
+        "ber": balanced_accuracy_score(y, pred, sample_weight=weights),
+        "pi_svm": balanced_accuracy_score(y, pred, sample_weight=weights),
+        "error": accuracy_score(y, pred, sample_weight=weights),
+        "auc": roc_auc_score(
+            codes, model.predict_proba(X), multi_class="ovr", sample_weight=weights
+        ),
+        "f1_macro": f1_score(y, pred, average="macro", sample_weight=weights),
+    }
+    for metric, value in expected.items():
+        model.set_params(metric=metric)
+        assert model.score(X, y, sample_weight=weights) == pytest.approx(value), metric
+    model.set_params(metric="auc")
+    with pytest.raises(ValueError, match="labels the model was not fitted with.*: bogus"):
+        model.score(X[:3], np.array(["setosa", "bogus", "virginica"]))
+    model.set_params(metric="error")  # a label not among classes_ is a wrong prediction
+    assert model.score(X[:2], np.array(["bogus", y[1]])) == (pred[1] == y[1]) / 2

@@ -123,18 +123,66 @@ def read_csv(path: str) -> pd.DataFrame:
     return frame
 
 
-def load_csv(path: str, target: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
-    """Read ``path`` and split it into features and the ``target`` column.
+def _column_list(columns: Any) -> str:
+    shown = ", ".join(map(str, list(columns)[:20]))
+    return shown + (" ..." if len(columns) > 20 else "")
+
+
+def drop_names(values: list[str] | None) -> list[str]:
+    """The column names of ``--drop``: ``--drop id name`` and ``--drop id,name`` alike."""
+    names: list[str] = []
+    for value in values or []:
+        names.extend(part.strip() for part in value.split(",") if part.strip())
+    return list(dict.fromkeys(names))
+
+
+def drop_columns(
+    X: pd.DataFrame, names: list[str], where: str, target: str | None = None
+) -> pd.DataFrame:
+    """``X`` without the columns ``names`` (``--drop``).
+
+    Args:
+        X: The features.
+        names: Columns to drop (see :func:`drop_names`).
+        where: The data's name for the messages (a path or a dataset name).
+        target: The label column, already taken out of ``X``.
 
     Raises:
-        UserError: Missing or unreadable file, unknown column, or a target column with
-            empty cells.
+        UserError: A name is the target or not a column of ``X`` (the message names it and
+            lists the columns).
+    """
+    for name in names:
+        if target is not None and name == target:
+            raise UserError(
+                f"--drop: {name!r} is the --target column; it is never a feature, so there "
+                f"is nothing to drop"
+            )
+        if name not in X.columns:
+            raise UserError(
+                f"--drop: column {name!r} not found in {where}; columns: {_column_list(X.columns)}"
+            )
+    return X.drop(columns=names) if names else X
+
+
+def load_csv(
+    path: str, target: str, drop: list[str] | None = None
+) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
+    """Read ``path`` and split it into features and the ``target`` column.
+
+    Args:
+        path: The CSV file (header row first).
+        target: The label column.
+        drop: Columns to leave out of the features (``--drop``), e.g. an identifier.
+
+    Raises:
+        UserError: Missing or unreadable file, unknown column (``target`` or one of
+            ``drop``), or a target column with empty cells.
     """
     frame = read_csv(path)
     if target not in frame.columns:
-        columns = ", ".join(map(str, frame.columns[:20]))
-        more = " ..." if len(frame.columns) > 20 else ""
-        raise UserError(f"column {target!r} not found in {path}; columns: {columns}{more}")
+        raise UserError(
+            f"column {target!r} not found in {path}; columns: {_column_list(frame.columns)}"
+        )
     empty = [int(i) for i in frame.index[frame[target].isna()]]
     if empty:
         # Line numbers of the file: the header is line 1, row i is line i + 2.
@@ -144,7 +192,7 @@ def load_csv(path: str, target: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]
             f"drop those rows or fill in their labels"
         )
     y = frame[target].to_numpy()
-    return frame.drop(columns=[target]), y
+    return drop_columns(frame.drop(columns=[target]), drop or [], path, target), y
 
 
 def _raw_shape(path: str) -> tuple[int, int, int]:

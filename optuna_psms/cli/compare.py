@@ -65,6 +65,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="your objective(trial) -> float, importable from the current directory",
     )
     p.add_argument("--target", metavar="COLUMN", help="label column of the CSV file")
+    p.add_argument(
+        "--drop",
+        nargs="+",
+        default=None,
+        metavar="COL",
+        help="full model selection: columns to leave out of the search, e.g. an ID "
+        "(--drop id name, or id,name)",
+    )
     p.add_argument("--dim", type=int, default=10, metavar="D", help="function dimensions (10)")
     p.add_argument(
         "--instance",

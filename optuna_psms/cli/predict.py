@@ -31,9 +31,12 @@ def register(sub: Any) -> None:
     source.add_argument("--dataset", metavar="NAME", help="bundled dataset (its features)")
     parser.add_argument(
         "--drop",
-        metavar="A,B",
+        nargs="+",
+        metavar="COL",
         default=None,
-        help="columns of the CSV file to ignore (e.g. the label column)",
+        help="columns of the data to ignore, e.g. the label column (--drop label id, or "
+        "label,id); columns the model was not fitted with are ignored anyway, after a "
+        "warning line",
     )
     parser.add_argument(
         "--output", metavar="FILE", default=None, help="CSV file to write (default: stdout)"
@@ -101,26 +104,13 @@ def _drop_extra_columns(model: Any, X: Any) -> Any:
     return X.drop(columns=extra)
 
 
-def _unexpected_values(model: Any, X: Any) -> list[str]:
-    """The values of ``X`` the model's :class:`~optuna_psms.fms.TabularEncoder` reads other
-    than as written (text in a numeric column, an unseen category); none for a model
-    without one, or for data it cannot take (the model's own error says why)."""
-    steps = getattr(getattr(model, "best_pipeline_", None), "named_steps", {})
-    encoder: Any = steps.get("encoder") if hasattr(steps, "get") else None
-    if encoder is None or not hasattr(encoder, "unexpected_values"):
-        return []
-    try:
-        return list(encoder.unexpected_values(X))
-    except ValueError:
-        return []
-
-
 def run(args: argparse.Namespace) -> int:
     """Write the predictions."""
     require_fms()
     import pandas as pd
 
-    from optuna_psms.cli._common import comma_list
+    from optuna_psms.cli._data import drop_columns
+    from optuna_psms.cli._data import drop_names
     from optuna_psms.cli._data import load_dataset
     from optuna_psms.cli._data import read_csv
 
@@ -132,25 +122,16 @@ def run(args: argparse.Namespace) -> int:
         )
     X: Any
     if args.csv is not None:
-        X = read_csv(args.csv)
-        drop = comma_list(args.drop) or []
-        unknown = [c for c in drop if c not in X.columns]
-        if unknown:
-            raise UserError(f"--drop: column {unknown[0]!r} not found in {args.csv}")
-        X = X.drop(columns=drop)
+        X = drop_columns(read_csv(args.csv), drop_names(args.drop), args.csv)
         if getattr(model, "feature_names_in_", None) is None:
             print(
                 f"warning: {args.model} was fitted without column names, so the "
                 f"{X.shape[1]} columns of {args.csv} are taken by position, in file order",
                 file=sys.stderr,
             )
-    else:
-        if args.drop is not None:
-            raise UserError("--drop is only used with --csv")
-        X, _ = load_dataset(args.dataset)
+    else:  # as select --dataset ... --drop, so the same --drop applies the model
+        X = drop_columns(load_dataset(args.dataset)[0], drop_names(args.drop), args.dataset)
     X = _drop_extra_columns(model, X)
-    for line in _unexpected_values(model, X):
-        print(f"warning: {line}", file=sys.stderr)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -166,6 +147,9 @@ def run(args: argparse.Namespace) -> int:
             else ""
         )
         raise UserError(f"cannot apply the model to this data: {exc}{hint}") from None
+    # The model's own warnings, one line each: values it reads other than as written (text in
+    # a numeric column, an unseen category; predict and predict_proba both warn, hence the
+    # dict), or columns taken by position.
     for message in dict.fromkeys(str(w.message).strip() for w in caught):
         print(f"warning: {(message.splitlines() or [''])[0]}", file=sys.stderr)
     out = pd.DataFrame({"prediction": labels})

@@ -107,6 +107,14 @@ def register(sub: Any) -> None:
         "--dataset", metavar="NAME", help="bundled dataset: sklearn:breast_cancer, keel:heart, ..."
     )
     sel.add_argument("--target", metavar="COLUMN", help="label column of the CSV file")
+    sel.add_argument(
+        "--drop",
+        nargs="+",
+        default=None,
+        metavar="COL",
+        help="columns to leave out of the search, e.g. an ID (--drop id name, or id,name); "
+        "the saved model ignores them in new data",
+    )
     sel.add_argument("--sampler", default=None, help="sampler name (default: pso)")
     sel.add_argument(
         "--n-trials", type=int, default=50, metavar="N", help="trials of this worker (default: 50)"
@@ -253,18 +261,47 @@ def _study_name(label: str) -> str:
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, Any, str]:
+    from optuna_psms.cli._data import drop_columns
+    from optuna_psms.cli._data import drop_names
     from optuna_psms.cli._data import load_csv
     from optuna_psms.cli._data import load_dataset
 
+    drop = drop_names(args.drop)
     if args.csv is not None:
         if args.target is None:
             raise UserError("--csv needs --target COLUMN (the label column)")
-        frame, labels = load_csv(args.csv, args.target)
+        frame, labels = load_csv(args.csv, args.target, drop)
         return frame, labels, os.path.splitext(os.path.basename(args.csv))[0]
     if args.target is not None:
         raise UserError("--target is only used with --csv")
     X, y = load_dataset(args.dataset)
-    return X, y, args.dataset
+    return drop_columns(X, drop, args.dataset), y, args.dataset
+
+
+def _without(drop: list[str] | None) -> str:
+    """`` without 'id', 'name'`` for ``--drop id name`` (nothing without ``--drop``)."""
+    from optuna_psms.cli._data import drop_names
+
+    names = drop_names(drop)
+    return f" without {', '.join(map(repr, names))}" if names else ""
+
+
+#: The start of the Python warning about an identifier-like column, which ``select`` prints
+#: itself (once, for all rows, with the command-line remedy) before the search.
+_IDENTIFIER_WARNING = r"column .* looks like a row identifier"
+
+
+def _warn_identifier_columns(X: Any) -> None:
+    """One ``warning:`` line per column of ``X`` that looks like a row identifier (see
+    :func:`optuna_psms.fms.data.identifier_columns`), naming the ``--drop`` that removes it."""
+    import shlex
+
+    from optuna_psms.fms.data import identifier_columns
+    from optuna_psms.fms.data import identifier_message
+
+    for name, reason in identifier_columns(X):
+        remedy = f"--drop {shlex.quote(str(name))}"
+        print(f"warning: {identifier_message(name, reason, remedy)}", file=sys.stderr)
 
 
 def _cut_by_ctrl_c(exc: BaseException) -> bool:
@@ -586,6 +623,7 @@ def run(args: argparse.Namespace) -> int:
         )
     X, y, label = _load(args)
     _check_target_complete(y, label)
+    _warn_identifier_columns(X)
     from optuna_psms.fms.metrics import check_metric
     from optuna_psms.fms.target import check_not_continuous
     from optuna_psms.fms.target import resolve_task
@@ -681,7 +719,7 @@ def run(args: argparse.Namespace) -> int:
         so_far = f"{len(before)} trial{'s' if len(before) != 1 else ''} so far"
         continued = f", continued ({so_far}, {done} complete)"
     print(
-        f"Full model selection ({settings['task']}) on {label}: "
+        f"Full model selection ({settings['task']}) on {label}{_without(args.drop)}: "
         f"{len(y_search)} search rows{held_note}; "
         f"sampler {settings['sampler']}, {settings['cv']}-fold CV "
         f"{loss_label(settings['metric'])}, "
@@ -694,7 +732,9 @@ def run(args: argparse.Namespace) -> int:
         resume = f"resume it with the same command and --study-name {study_name}"
     interrupted = False
     try:
-        model.fit(X_search, y_search)
+        with warnings.catch_warnings():  # said above, for all the rows
+            warnings.filterwarnings("ignore", message=_IDENTIFIER_WARNING, category=UserWarning)
+            model.fit(X_search, y_search)
     except KeyboardInterrupt:
         interrupted = True
     except Exception as exc:
@@ -766,7 +806,14 @@ def run(args: argparse.Namespace) -> int:
             # Interrupted, or another worker found a better pipeline since this fit ended.
             _announce_slow_refit(best, f"the {len(y_search)} search rows")
             model = _refit(settings, searched, best, X_search, y_search, **vote)
-        name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
+        # The model's warnings about held-out values it reads other than as written (e.g. a
+        # category the search rows never had), one line each.
+        for message in dict.fromkeys(str(w.message).strip() for w in caught):
+            first = (message.splitlines() or [""])[0]
+            print(f"warning: in the held-out rows, {first}", file=sys.stderr)
         baseline = ""
         if settings["task"] == "regression":
             from sklearn.dummy import DummyRegressor

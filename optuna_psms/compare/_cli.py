@@ -20,6 +20,8 @@ from optuna_psms.storages import hide_password
 def _spec(args: argparse.Namespace) -> ObjectiveSpec:
     if args.target is not None and args.csv is None:
         raise ComparisonError("--target is only used with --csv")
+    if args.drop is not None and args.csv is None and args.dataset is None:
+        raise ComparisonError("--drop is only used with --csv or --dataset")
     if args.instance != 1 and not (args.function or "").lower().startswith("bbob:"):
         raise ComparisonError("--instance is only used with --function bbob:fN")
     if args.direction != "minimize" and args.objective is None:
@@ -34,12 +36,23 @@ def _spec(args: argparse.Namespace) -> ObjectiveSpec:
         )
     if args.objective is not None:
         return ObjectiveSpec("callable", args.objective, path=os.getcwd())
-    common: dict[str, Any] = {"cv": args.cv, "metric": args.metric, "subsample": args.subsample}
+    from optuna_psms.cli._data import drop_names
+
+    common: dict[str, Any] = {
+        "cv": args.cv,
+        "metric": args.metric,
+        "subsample": args.subsample,
+        "drop": tuple(drop_names(args.drop)),
+    }
     if args.csv is not None:
         if args.target is None:
             raise ComparisonError("--csv needs --target COLUMN (the label column)")
-        return ObjectiveSpec("csv", args.csv, target=args.target, **common)
-    return ObjectiveSpec("dataset", args.dataset, **common)
+        spec = ObjectiveSpec("csv", args.csv, target=args.target, **common)
+    else:
+        spec = ObjectiveSpec("dataset", args.dataset, **common)
+    if spec.drop:
+        spec.load()  # a --drop naming no column is a mistake of this command, said here
+    return spec
 
 
 def _publish(result: Any) -> int:

@@ -63,6 +63,8 @@ class ObjectiveSpec:
         metric: Loss of full model selection.
         subsample: Fraction of the samples per trial in full model selection.
         path: Directory put first on ``sys.path`` before importing ``module``.
+        drop: Columns of the dataset or CSV file left out of full model selection (e.g. an
+            identifier).
     """
 
     kind: Kind
@@ -75,6 +77,7 @@ class ObjectiveSpec:
     metric: str = "ber"
     subsample: float = 1.0
     path: str | None = None
+    drop: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """One line saying what is optimised (stored in each study's user attrs)."""
@@ -92,6 +95,8 @@ class ObjectiveSpec:
         if self.kind in ("dataset", "csv"):
             data = self.name if self.kind == "dataset" else f"{self.name} (target {self.target})"
             sub = f", subsample {self.subsample:g}" if self.subsample < 1 else ""
+            if self.drop:
+                data += f" without column(s) {', '.join(map(repr, self.drop))}"
             return f"full model selection on {data}, {self.cv}-fold CV {self.metric}{sub}"
         return f"objective {self.name}"
 
@@ -105,17 +110,33 @@ class ObjectiveSpec:
         """
         if self.kind != "csv":
             return self.describe()
-        from optuna_psms import cli
-
-        if self.target is None:
-            raise ObjectiveError("--csv needs --target COLUMN (the label column)")
-        try:
-            X, y = cli.load_csv(self.name, self.target)
-        except cli.UserError as exc:
-            raise ObjectiveError(str(exc)) from None
+        X, y = self.load()
         from optuna_psms.cli._data import data_digest
 
+        # The digest is of the columns kept: the dropped ones are named by describe().
         return dataclasses.replace(self, name=f"CSV data {data_digest(X, y)}").describe()
+
+    def load(self) -> tuple[Any, Any]:
+        """The features (without the ``drop`` columns) and labels of a dataset or CSV file.
+
+        Raises:
+            ObjectiveError: Unknown dataset, unreadable CSV file, or a column of ``target``
+                or ``drop`` that the data does not have.
+        """
+        from optuna_psms import cli
+        from optuna_psms.cli._data import drop_columns
+
+        try:
+            if self.kind == "dataset":
+                X, y = cli.load_dataset(self.name)
+                return drop_columns(X, list(self.drop), self.name), y
+            if self.kind != "csv":
+                raise ObjectiveError(f"a {self.kind} objective has no data to load")
+            if self.target is None:
+                raise ObjectiveError("--csv needs --target COLUMN (the label column)")
+            return cli.load_csv(self.name, self.target, list(self.drop))
+        except cli.UserError as exc:
+            raise ObjectiveError(str(exc)) from None
 
     def slug(self) -> str:
         """A short name for the comparison, e.g. ``rastrigin-d10``."""
@@ -181,19 +202,9 @@ class ObjectiveSpec:
             raise ObjectiveError(str(exc)) from None
 
     def _fms_objective(self, seed: int | None) -> Objective:
-        from optuna_psms import cli
         from optuna_psms.fms import make_objective
 
-        X: Any
-        try:
-            if self.kind == "dataset":
-                X, y = cli.load_dataset(self.name)
-            else:
-                if self.target is None:
-                    raise ObjectiveError("--csv needs --target COLUMN (the label column)")
-                X, y = cli.load_csv(self.name, self.target)
-        except cli.UserError as exc:
-            raise ObjectiveError(str(exc)) from None
+        X, y = self.load()
         self._check_classification(y)
         try:
             # Single-objective (no complexity=): the objective returns one float.

@@ -34,6 +34,7 @@ from optuna_psms.fms._reselect import choose
 from optuna_psms.fms._reselect import fit_trial_choice
 from optuna_psms.fms._reselect import RESELECT_KEY
 from optuna_psms.fms._validation import record_features
+from optuna_psms.fms.data import warn_identifier_columns
 from optuna_psms.fms.export import export_python
 from optuna_psms.fms.export import trials_table
 from optuna_psms.fms.objective import FullModelObjective
@@ -211,7 +212,14 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
                 the classifier or a non-numeric one to the regressor, or duplicate column
                 names in a DataFrame ``X``.
             RuntimeError: If no trial completed (every pipeline failed).
+
+        Warns:
+            UserWarning: A column of a DataFrame ``X`` looks like a row identifier (text with
+                a different value in every row, or exactly the integers ``0..n-1`` or
+                ``1..n``; see :func:`~optuna_psms.fms.data.identifier_columns`); the
+                message names it. The search still uses it.
         """
+        warn_identifier_columns(X, stacklevel=2)
         # Models pickled before the regressor had ``verbose`` have no such attribute.
         with optuna_verbosity(getattr(self, "verbose", 0)):  # validates it before the search
             self._search(X, y)

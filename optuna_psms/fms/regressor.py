@@ -9,10 +9,16 @@ import numpy as np
 from numpy.typing import NDArray
 import optuna
 from sklearn.base import RegressorMixin
+from sklearn.metrics import get_scorer
+from sklearn.metrics import mean_absolute_error
+from sklearn.metrics import mean_squared_error
+from sklearn.metrics import r2_score
 from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms.fms._search import FullModelSearch
 from optuna_psms.fms._validation import check_features
+from optuna_psms.fms.data import warn_unexpected_values
+from optuna_psms.fms.metrics import REGRESSION_METRICS
 from optuna_psms.fms.regression import RegressionSpace
 from optuna_psms.fms.space import FullModelSpace
 
@@ -67,7 +73,8 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
             being the minimum over the pipelines tried on the same data.
         best_score_: The same, higher-is-better: ``-best_loss_`` (e.g. minus the RMSE, as
             scikit-learn's ``neg_root_mean_squared_error``), ``1 - best_loss_`` = R^2 for
-            ``"r2"``.
+            ``"r2"``. :meth:`score` gives the same score on other rows (it is not R^2 unless
+            ``metric="r2"``).
         study_: The Optuna study the pipeline was chosen in (for :meth:`fit_trial`, the
             study given to it).
         n_features_in_: Number of columns of ``X`` in :meth:`fit`.
@@ -156,7 +163,46 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         Raises:
             ValueError: ``X`` lacks a training column (DataFrame) or has the wrong number
                 of columns (array).
+
+        Warns:
+            UserWarning: One per column with values the model reads other than as written
+                (text in a numeric column, an unseen category), as
+                :meth:`FullModelSelector.predict <optuna_psms.fms.FullModelSelector.predict>`.
         """
         check_is_fitted(self, "best_pipeline_")
         X = check_features(self, X)
+        warn_unexpected_values(self, X)
         return np.asarray(self.best_pipeline_.predict(X), dtype=np.float64).ravel()
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """The search's ``metric`` on ``(X, y)``, as a higher-is-better score.
+
+        Not scikit-learn's default R^2 but the score of ``metric``, the same quantity as
+        ``best_score_`` (as :class:`~sklearn.model_selection.GridSearchCV` scores with its
+        ``scoring``): ``"rmse"`` (default): minus the RMSE; ``"mse"``, ``"mae"``: minus
+        those; ``"r2"``: R^2; a scikit-learn scorer name: that scorer. The ``complexity``
+        term is not part of it. For R^2 whatever the metric, use
+        ``sklearn.metrics.r2_score(y, model.predict(X))``.
+
+        Args:
+            X: Rows to predict.
+            y: Their true target values.
+            sample_weight: Weights of the rows (``None``: equal).
+
+        Returns:
+            The score; higher is better.
+        """
+        metric = getattr(self, "metric", "rmse")
+        if metric not in REGRESSION_METRICS:
+            scorer = get_scorer(metric)
+            if sample_weight is None:
+                return float(scorer(self, X, y))
+            return float(scorer(self, X, y, sample_weight=sample_weight))
+        truth = np.asarray(y, dtype=np.float64).ravel()
+        pred = self.predict(X)
+        if metric == "r2":
+            return float(r2_score(truth, pred, sample_weight=sample_weight))
+        if metric == "mae":
+            return -float(mean_absolute_error(truth, pred, sample_weight=sample_weight))
+        mse = float(mean_squared_error(truth, pred, sample_weight=sample_weight))
+        return -(mse if metric == "mse" else float(np.sqrt(mse)))

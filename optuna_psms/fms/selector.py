@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+import warnings
 
 import numpy as np
 from numpy.typing import NDArray
 import optuna
 from sklearn.base import ClassifierMixin
 from sklearn.metrics import accuracy_score
+from sklearn.metrics import balanced_accuracy_score
+from sklearn.metrics import get_scorer
+from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms.fms._ensemble import check_ensemble_top
@@ -25,7 +29,10 @@ from optuna_psms.fms._search import make_sampler as make_sampler
 from optuna_psms.fms._search import SAMPLER_NAMES as SAMPLER_NAMES
 from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import decode_labels
+from optuna_psms.fms._validation import label_array
 from optuna_psms.fms._validation import labels_to_codes
+from optuna_psms.fms.data import warn_unexpected_values
+from optuna_psms.fms.metrics import BUILTIN_METRICS
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.space import FullModelSpace
 
@@ -134,7 +141,9 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             estimators: ``1 - best_loss_`` for the built-in metrics (``"ber"``: balanced
             accuracy ``1 - BER``; ``"error"``: accuracy; ``"auc"``: ROC AUC;
             ``"pi_svm"``: PI_SVM), ``-best_loss_`` (the scorer's own value) for a
-            scikit-learn scorer name. Optimistic in the same way.
+            scikit-learn scorer name. Optimistic in the same way; :meth:`score` on rows the
+            search never saw gives the same score honestly (it is not accuracy unless
+            ``metric="error"``).
         study_: The Optuna study the pipeline was chosen in (for :meth:`fit_trial`, the
             study given to it).
         classes_: The class labels, as given (original objects and dtype).
@@ -240,6 +249,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
     def _codes(self, X: Any) -> NDArray[np.int64]:
         check_is_fitted(self, "best_pipeline_")
         X = check_features(self, X, stacklevel=3)
+        warn_unexpected_values(self, X, stacklevel=3)
         return vote_codes(self._members(), X, len(self.classes_))
 
     def predict(self, X: Any) -> NDArray[Any]:
@@ -250,13 +260,78 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         Raises:
             ValueError: ``X`` lacks a training column (DataFrame) or has the wrong number
                 of columns (array).
+
+        Warns:
+            UserWarning: One per column with values the model reads other than as written:
+                text in a numeric column (taken as missing, so the training median) or a
+                category not seen in training (see
+                :meth:`~optuna_psms.fms.TabularEncoder.unexpected_values`). The prediction
+                is still made. Also :meth:`predict_proba` and :meth:`score`.
         """
         return decode_labels(self.classes_, self._codes(X))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy of :meth:`predict` on ``(X, y)`` (labels of any type, mixed ones too)."""
+        """The search's ``metric`` on ``(X, y)``, as a higher-is-better score.
+
+        As :class:`~sklearn.model_selection.GridSearchCV` and
+        :class:`~sklearn.linear_model.LogisticRegressionCV` score with the ``scoring`` they
+        select by, this is not scikit-learn's default accuracy but the score of ``metric``,
+        the same quantity as ``best_score_``: on rows the search never saw it is the honest
+        counterpart of that optimistic CV value. ``"ber"`` (default): balanced accuracy,
+        ``1 - BER``; ``"error"``: accuracy; ``"auc"``: ROC AUC of :meth:`predict_proba`
+        (one-vs-rest macro average for more than two classes); ``"pi_svm"``: balanced
+        accuracy (PI_SVM's support-vector part needs CV fits; ``optuna-psms select`` reports
+        the held-out BER likewise); a scikit-learn scorer name: that scorer. The
+        ``complexity`` term is not part of it. For accuracy whatever the metric, use
+        ``sklearn.metrics.accuracy_score(y, model.predict(X))``.
+
+        Args:
+            X: Rows to predict.
+            y: Their true labels (any type, mixed ones too; a label not in ``classes_``
+                counts as a wrong prediction).
+            sample_weight: Weights of the rows (``None``: equal).
+
+        Returns:
+            The score; higher is better.
+
+        Raises:
+            ValueError: ``"auc"`` and ``y`` has a label not in ``classes_``, or ``X`` has
+                wrong columns (see :meth:`predict`).
+        """
+        metric = getattr(self, "metric", "ber")
         truth = labels_to_codes(self.classes_, y)
-        return float(accuracy_score(truth, self._codes(X), sample_weight=sample_weight))
+        if metric == "auc":
+            given = label_array(y).ravel().tolist()
+            unknown = sorted({str(v) for v, c in zip(given, truth, strict=True) if c < 0})
+            if unknown:
+                raise ValueError(
+                    f"y has labels the model was not fitted with, which have no probability "
+                    f"column for the ROC AUC: {', '.join(unknown[:5])}."
+                )
+            proba = self.predict_proba(X)
+            if len(self.classes_) == 2:
+                return float(roc_auc_score(truth, proba[:, 1], sample_weight=sample_weight))
+            return float(
+                roc_auc_score(
+                    truth,
+                    proba,
+                    multi_class="ovr",
+                    labels=np.arange(len(self.classes_)),
+                    sample_weight=sample_weight,
+                )
+            )
+        if metric not in BUILTIN_METRICS:
+            scorer = get_scorer(metric)
+            if sample_weight is None:
+                return float(scorer(self, X, y))
+            return float(scorer(self, X, y, sample_weight=sample_weight))
+        codes = self._codes(X)
+        if metric == "error":
+            return float(accuracy_score(truth, codes, sample_weight=sample_weight))
+        with warnings.catch_warnings():  # "y_pred contains classes not in y_true"
+            warnings.simplefilter("ignore", UserWarning)
+            balanced = balanced_accuracy_score(truth, codes, sample_weight=sample_weight)
+        return float(balanced)
 
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
         """Class probabilities, columns in the order of ``classes_``.
@@ -269,6 +344,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         """
         check_is_fitted(self, "best_pipeline_")
         X = check_features(self, X)
+        warn_unexpected_values(self, X)
         members = self._members()
         if len(members) == 1:
             return pipeline_proba(members[0], X, len(self.classes_))
