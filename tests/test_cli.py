@@ -598,7 +598,7 @@ def test_unreachable_grpc_proxy_is_one_line(tmp_path: Any, capsys: Any, monkeypa
 
 
 def test_no_holdout_and_default_seed_from_the_study_name(tmp_path: Any, capsys: Any) -> None:
-    from optuna_psms.cli.select import name_seed
+    from optuna_psms.cli._study import name_seed
 
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/n.db"

@@ -21,10 +21,8 @@ need a longer one. A timed-out trial is a failed trial of the study, its reason 
 from __future__ import annotations
 
 import argparse
-import datetime
 import math
 import os
-import re
 import signal
 import sys
 from typing import Any
@@ -32,234 +30,35 @@ import warnings
 
 from optuna_psms.cli._common import CLASSIFIER_NAMES
 from optuna_psms.cli._common import comma_list
-from optuna_psms.cli._common import METRIC_NAMES
-from optuna_psms.cli._common import REGRESSION_METRIC_NAMES
-from optuna_psms.cli._common import REGRESSION_SELECTOR_NAMES
 from optuna_psms.cli._common import REGRESSOR_NAMES
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import SAMPLER_NAMES
 from optuna_psms.cli._common import save_model
-from optuna_psms.cli._common import SELECTOR_NAMES
-from optuna_psms.cli._common import TASK_NAMES
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._data import data_digest
 from optuna_psms.cli._holdout import holdout_loss
 from optuna_psms.cli._holdout import loss_label
 from optuna_psms.cli._holdout import split as _split
+from optuna_psms.cli._select_args import add_parser
+from optuna_psms.cli._select_args import DEFAULT_OUTPUT
+from optuna_psms.cli._study import join
+from optuna_psms.cli._study import name_seed
+from optuna_psms.cli._study import new_study_name
+from optuna_psms.cli._study import open_storage
+from optuna_psms.cli._study import search_copy
 
 
-DEFAULT_STORAGE = "sqlite:///psms.db"
-DEFAULT_OUTPUT = "psms_model.joblib"
-#: Study user attribute holding the settings every worker of the study must share.
-SETTINGS_KEY = "psms:cli"
 # A chosen pipeline whose CV in the search took at least this many seconds gets a line before
 # each refit after the search: with the progress bar at 100 %, minutes of silence look hung.
 SLOW_REFIT_SECONDS = 30.0
 
-_EPILOG = f"""\
-names:
-  samplers:    {", ".join(SAMPLER_NAMES)}
-  classification (--task classification):
-    classifiers: {", ".join(CLASSIFIER_NAMES)}
-    selectors:   {", ".join(SELECTOR_NAMES)}
-    metrics:     {", ".join(METRIC_NAMES)} (default: ber)
-  regression (--task regression):
-    regressors:  {", ".join(REGRESSOR_NAMES)}
-    selectors:   {", ".join(REGRESSION_SELECTOR_NAMES)}
-    metrics:     {", ".join(REGRESSION_METRIC_NAMES)} (default: rmse; r2 minimises 1-R^2)
-  metrics may also be a scikit-learn scorer name (higher-is-better scorers are negated)
-
-task (--task auto, the default): regression when the target is numeric (not boolean) and
-has a non-integer value, or more than 20 distinct values with under 5 rows per value on
-average; classification otherwise.
-
-storages (--storage URL):
-  sqlite:///FILE.db                 SQLite file (default: {DEFAULT_STORAGE})
-  postgresql://USER:PW@HOST/DB      PostgreSQL   (extra: postgresql)
-  mysql://USER:PW@HOST/DB           MySQL/MariaDB (extra: mysql)
-  journal:///ABS/PATH.log, X.log    Optuna journal file
-  redis://HOST:PORT/DB              Optuna journal in Redis (extra: redis)
-  grpc://HOST:PORT                  Optuna gRPC storage proxy (extra: grpc)
-
-workers: start the same command (same --storage and --study-name) in several terminals or
-machines; they share one study. The last to finish saves the model.
-"""
-
 
 def register(sub: Any) -> None:
     """Add the ``select`` subcommand to the subparsers ``sub``."""
-    sel = sub.add_parser(
-        "select",
-        help="search preprocessing + feature selection + classifier/regressor for a dataset",
-        description=(
-            "Search a full model (preprocessing, feature selection, classifier or regressor "
-            "and their "
-            "hyperparameters) by cross-validation on the search rows, print the chosen "
-            "pipeline's CV loss and its loss on held-out rows the search never saw, and "
-            "save it refitted on all rows."
-        ),
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    source = sel.add_mutually_exclusive_group(required=True)
-    source.add_argument("--csv", metavar="PATH", help="CSV file with a header row")
-    source.add_argument(
-        "--dataset", metavar="NAME", help="bundled dataset: sklearn:breast_cancer, keel:heart, ..."
-    )
-    sel.add_argument("--target", metavar="COLUMN", help="label column of the CSV file")
-    sel.add_argument(
-        "--drop",
-        nargs="+",
-        default=None,
-        metavar="COL",
-        help="columns to leave out of the search, e.g. an ID (--drop id name, or id,name); "
-        "the saved model ignores them in new data",
-    )
-    sel.add_argument("--sampler", default=None, help="sampler name (default: pso)")
-    sel.add_argument(
-        "--n-trials", type=int, default=50, metavar="N", help="trials of this worker (default: 50)"
-    )
-    sel.add_argument(
-        "--timeout",
-        type=float,
-        default=None,
-        metavar="S",
-        help="start no new trial of this worker after S seconds (default: none)",
-    )
-    sel.add_argument(
-        "--trial-timeout",
-        type=float,
-        default=None,
-        metavar="S",
-        help="time limit of one trial in seconds: a pipeline still fitting then fails its "
-        "trial (reason recorded) and the search goes on; a limit of this worker, not stored "
-        "in the study (default: none)",
-    )
-    sel.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
-    sel.add_argument(
-        "--reselect-top",
-        type=int,
-        default=0,
-        metavar="K",
-        help="after the search, re-evaluate the K best pipelines by a --reselect-cv-fold CV "
-        "and refit the lowest (default: 0, off: refit the best search value)",
-    )
-    sel.add_argument(
-        "--reselect-cv",
-        type=int,
-        default=5,
-        metavar="K",
-        help="folds of that re-evaluation (default: 5)",
-    )
-    sel.add_argument(
-        "--ensemble-top",
-        type=int,
-        default=10,
-        metavar="K",
-        help="classification: the saved model predicts by a vote of the K best distinct "
-        "pipelines, each refitted (default: 10; 1: the chosen pipeline alone; see "
-        "FullModelSelector's ensemble_top)",
-    )
-    sel.add_argument(
-        "--initial-pipelines",
-        choices=["defaults", "none"],
-        default=None,
-        help="classification: 'defaults' evaluates scikit-learn's default RBF SVC, logistic "
-        "regression, random forest and gradient boosting first, as the new study's first "
-        "trials; 'none': the sampler proposes every trial (default: "
-        "defaults; see FullModelSelector's initial_pipelines)",
-    )
-    sel.add_argument(
-        "--test-size",
-        type=float,
-        default=0.25,
-        metavar="F",
-        help="fraction of rows held out from the search to score the chosen model "
-        "(stratified for classification, shuffled for regression; default: 0.25; "
-        "0: no hold-out)",
-    )
-    sel.add_argument(
-        "--task",
-        default="auto",
-        choices=TASK_NAMES,
-        help="classification or regression (default: auto, from the target; see below)",
-    )
-    sel.add_argument(
-        "--metric",
-        default=None,
-        help="loss to minimise (default: ber for classification, rmse for regression)",
-    )
-    sel.add_argument(
-        "--subsample",
-        type=float,
-        default=1.0,
-        metavar="F",
-        help="fraction of the search rows per trial (default: 1)",
-    )
-    sel.add_argument(
-        "--classifiers",
-        "--regressors",
-        dest="classifiers",
-        default=None,
-        metavar="A,B",
-        help="restrict the classifiers (the regressors for a regression)",
-    )
-    sel.add_argument(
-        "--selectors", default=None, metavar="A,B", help="restrict the feature selectors"
-    )
-    sel.add_argument(
-        "--storage",
-        default=DEFAULT_STORAGE,
-        metavar="URL",
-        help=f"Optuna storage URL (default: {DEFAULT_STORAGE})",
-    )
-    sel.add_argument(
-        "--study-name",
-        default=None,
-        metavar="NAME",
-        help="study to create, or to join if it exists (default: a new timestamped name)",
-    )
-    sel.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        metavar="N",
-        help="seed of the split, folds and sampler (default: derived from the study name, "
-        "stored in the study)",
-    )
-    sel.add_argument(
-        "--n-jobs",
-        type=int,
-        default=1,
-        metavar="N",
-        help="trials run at once in this process (Optuna's threads; -1: one per CPU; default: 1)",
-    )
-    sel.add_argument(
-        "--output",
-        default=None,
-        metavar="FILE",
-        help=f"save the refitted model here, even if other workers are still running "
-        f"(default: {DEFAULT_OUTPUT}, written by the last worker)",
-    )
-    sel.add_argument(
-        "--publish-every",
-        type=int,
-        default=50,
-        metavar="N",
-        help="save the study's figures for optuna-dashboard every N trials while it runs, at "
-        "most every 10 s per worker, and at the end (default: 50; 0: only at the end)",
-    )
-    sel.add_argument("--no-progress-bar", action="store_true")
-    sel.set_defaults(run=run)
+    add_parser(sub).set_defaults(run=run)
 
 
 # ----------------------------------------------------------------------------- helpers
-def _study_name(label: str) -> str:
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip("_") or "data"
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return f"fms-{slug}-{stamp}"
-
-
 def _load(args: argparse.Namespace) -> tuple[Any, Any, str]:
     from optuna_psms.cli._data import drop_columns
     from optuna_psms.cli._data import drop_names
@@ -393,89 +192,6 @@ def _classifiers(args: argparse.Namespace, task: str) -> list[str]:
     return names
 
 
-def _open_storage(url: str) -> Any:
-    from optuna_psms.storages import hide_password
-    from optuna_psms.storages import MissingDriverError
-    from optuna_psms.storages import open_storage
-    from optuna_psms.storages import StorageURLError
-
-    try:
-        with warnings.catch_warnings():  # Optuna's "experimental" notes of grpc:// and redis://
-            warnings.filterwarnings("ignore", message=r".* is experimental")
-            return open_storage(url)
-    except (StorageURLError, MissingDriverError) as exc:
-        raise UserError(str(exc)) from None
-    except Exception as exc:  # connection refused, bad credentials, unreadable file
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UserError(
-            f"cannot open storage {hide_password(url)}: {type(exc).__name__}: {first}"
-        ) from None
-
-
-_EXPLAIN = {
-    "data": "its data differ (another file, rows, columns or labels)",
-    "task": "it is a {old} (--task {old})",
-    "test_size": "it holds out another fraction (--test-size {old})",
-    "cv": "it uses --cv {old}",
-    "metric": "it minimises --metric {old}",
-    "subsample": "it uses --subsample {old}",
-    "classifiers": "it searches --classifiers {old}",
-    "selectors": "it searches --selectors {old}",
-    "sampler": "it runs --sampler {old}",
-    "seed": "it runs --seed {old}",
-}
-
-
-def name_seed(name: str) -> int:
-    """The default seed of a study: a digest of its name, the same in every worker."""
-    import hashlib
-
-    return int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % 2**31
-
-
-def _join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
-    """Create the study or join it; return the settings every worker uses.
-
-    ``settings`` holds ``None`` for the sampler and seed when the command line did not set
-    them: a new study gets ``pso`` and :func:`name_seed`, a joining worker takes the study's.
-    Every default is a function of the command line, so workers starting at once write the
-    same settings.
-    """
-    import optuna
-
-    proposed = dict(settings)
-    proposed["sampler"] = settings["sampler"] or "pso"
-    proposed["seed"] = name_seed(name) if settings["seed"] is None else settings["seed"]
-    study = optuna.create_study(
-        storage=storage, study_name=name, direction="minimize", load_if_exists=True
-    )
-    stored = study.user_attrs.get(SETTINGS_KEY)
-    if stored is None:
-        if study.get_trials(deepcopy=False):
-            raise UserError(
-                f"study {name!r} exists but was not created by 'optuna-psms select'; "
-                f"choose another --study-name"
-            )
-        study.set_user_attr(SETTINGS_KEY, proposed)
-        stored = optuna.load_study(study_name=name, storage=storage).user_attrs[SETTINGS_KEY]
-    if not isinstance(stored, dict):
-        raise UserError(f"study {name!r} has unreadable settings; choose another --study-name")
-    stored = {"task": "classification", **stored}  # studies made before --task existed
-    wanted = dict(settings)
-    for key in ("sampler", "seed"):
-        if wanted[key] is None:
-            wanted[key] = stored.get(key)
-    for key, why in _EXPLAIN.items():
-        if stored.get(key) != wanted.get(key):
-            old = stored.get(key)
-            shown = ",".join(old) if isinstance(old, list) else old
-            raise UserError(
-                f"cannot join study {name!r}: {why.format(old=shown)}; "
-                f"run the same settings or choose another --study-name"
-            )
-    return stored
-
-
 def _publish_callbacks(every: int) -> list[Any] | None:
     """A :class:`~optuna_psms.visualization.PublishCallback` every ``every`` trials, when
     plotly and optuna-dashboard are installed (``None``: ``every`` is 0 or they are not)."""
@@ -555,15 +271,6 @@ def _selector(settings: dict[str, Any], seed: int, **kwargs: Any) -> Any:
         random_state=seed,
         **kwargs,
     )
-
-
-def _search_copy(storage: Any, name: str) -> Any:
-    """An in-memory copy of the study: what the saved model keeps as ``study_``."""
-    import optuna
-
-    memory = optuna.storages.InMemoryStorage()
-    optuna.copy_study(from_study_name=name, from_storage=storage, to_storage=memory)
-    return optuna.load_study(study_name=name, storage=memory)
 
 
 def _refit(settings: dict[str, Any], study: Any, best: Any, X: Any, y: Any, **kwargs: Any) -> Any:
@@ -671,14 +378,14 @@ def run(args: argparse.Namespace) -> int:
             None if args.initial_pipelines == "none" else args.initial_pipelines
         )
     choice.update(vote)
-    study_name = args.study_name or _study_name(label)
+    study_name = args.study_name or new_study_name(label)
     # Every setting is checked before the study is created or joined; the split's seed is the
     # one a new study gets (a joining worker without --seed may get the study's, below).
     provisional = name_seed(study_name) if settings["seed"] is None else settings["seed"]
     parts = _check_search_rows(settings, X, y, provisional)
-    storage = _open_storage(args.storage)
+    storage = open_storage(args.storage)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    settings = _join(storage, study_name, settings)
+    settings = join(storage, study_name, settings)
     seed = int(settings["seed"])
     if seed != provisional:
         parts = _check_search_rows(settings, X, y, seed)
@@ -800,7 +507,7 @@ def run(args: argparse.Namespace) -> int:
             f"the model (or pass --output FILE to save now)"
         )
         return 0
-    searched = _search_copy(storage, study_name)
+    searched = search_copy(storage, study_name)
     if y_held is not None:
         if model is None or getattr(model, "best_params_", None) != best.params:
             # Interrupted, or another worker found a better pipeline since this fit ended.

@@ -1,0 +1,215 @@
+"""The command line of ``optuna-psms select``: its arguments, help and epilog."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from optuna_psms.cli._common import CLASSIFIER_NAMES
+from optuna_psms.cli._common import METRIC_NAMES
+from optuna_psms.cli._common import REGRESSION_METRIC_NAMES
+from optuna_psms.cli._common import REGRESSION_SELECTOR_NAMES
+from optuna_psms.cli._common import REGRESSOR_NAMES
+from optuna_psms.cli._common import SAMPLER_NAMES
+from optuna_psms.cli._common import SELECTOR_NAMES
+from optuna_psms.cli._common import TASK_NAMES
+
+
+DEFAULT_STORAGE = "sqlite:///psms.db"
+DEFAULT_OUTPUT = "psms_model.joblib"
+
+_EPILOG = f"""\
+names:
+  samplers:    {", ".join(SAMPLER_NAMES)}
+  classification (--task classification):
+    classifiers: {", ".join(CLASSIFIER_NAMES)}
+    selectors:   {", ".join(SELECTOR_NAMES)}
+    metrics:     {", ".join(METRIC_NAMES)} (default: ber)
+  regression (--task regression):
+    regressors:  {", ".join(REGRESSOR_NAMES)}
+    selectors:   {", ".join(REGRESSION_SELECTOR_NAMES)}
+    metrics:     {", ".join(REGRESSION_METRIC_NAMES)} (default: rmse; r2 minimises 1-R^2)
+  metrics may also be a scikit-learn scorer name (higher-is-better scorers are negated)
+
+task (--task auto, the default): regression when the target is numeric (not boolean) and
+has a non-integer value, or more than 20 distinct values with under 5 rows per value on
+average; classification otherwise.
+
+storages (--storage URL):
+  sqlite:///FILE.db                 SQLite file (default: {DEFAULT_STORAGE})
+  postgresql://USER:PW@HOST/DB      PostgreSQL   (extra: postgresql)
+  mysql://USER:PW@HOST/DB           MySQL/MariaDB (extra: mysql)
+  journal:///ABS/PATH.log, X.log    Optuna journal file
+  redis://HOST:PORT/DB              Optuna journal in Redis (extra: redis)
+  grpc://HOST:PORT                  Optuna gRPC storage proxy (extra: grpc)
+
+workers: start the same command (same --storage and --study-name) in several terminals or
+machines; they share one study. The last to finish saves the model.
+"""
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Add the ``select`` subcommand's parser, with its arguments, to the subparsers ``sub``."""
+    sel: argparse.ArgumentParser = sub.add_parser(
+        "select",
+        help="search preprocessing + feature selection + classifier/regressor for a dataset",
+        description=(
+            "Search a full model (preprocessing, feature selection, classifier or regressor "
+            "and their "
+            "hyperparameters) by cross-validation on the search rows, print the chosen "
+            "pipeline's CV loss and its loss on held-out rows the search never saw, and "
+            "save it refitted on all rows."
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    source = sel.add_mutually_exclusive_group(required=True)
+    source.add_argument("--csv", metavar="PATH", help="CSV file with a header row")
+    source.add_argument(
+        "--dataset", metavar="NAME", help="bundled dataset: sklearn:breast_cancer, keel:heart, ..."
+    )
+    sel.add_argument("--target", metavar="COLUMN", help="label column of the CSV file")
+    sel.add_argument(
+        "--drop",
+        nargs="+",
+        default=None,
+        metavar="COL",
+        help="columns to leave out of the search, e.g. an ID (--drop id name, or id,name); "
+        "the saved model ignores them in new data",
+    )
+    sel.add_argument("--sampler", default=None, help="sampler name (default: pso)")
+    sel.add_argument(
+        "--n-trials", type=int, default=50, metavar="N", help="trials of this worker (default: 50)"
+    )
+    sel.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="start no new trial of this worker after S seconds (default: none)",
+    )
+    sel.add_argument(
+        "--trial-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="time limit of one trial in seconds: a pipeline still fitting then fails its "
+        "trial (reason recorded) and the search goes on; a limit of this worker, not stored "
+        "in the study (default: none)",
+    )
+    sel.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
+    sel.add_argument(
+        "--reselect-top",
+        type=int,
+        default=0,
+        metavar="K",
+        help="after the search, re-evaluate the K best pipelines by a --reselect-cv-fold CV "
+        "and refit the lowest (default: 0, off: refit the best search value)",
+    )
+    sel.add_argument(
+        "--reselect-cv",
+        type=int,
+        default=5,
+        metavar="K",
+        help="folds of that re-evaluation (default: 5)",
+    )
+    sel.add_argument(
+        "--ensemble-top",
+        type=int,
+        default=10,
+        metavar="K",
+        help="classification: the saved model predicts by a vote of the K best distinct "
+        "pipelines, each refitted (default: 10; 1: the chosen pipeline alone; see "
+        "FullModelSelector's ensemble_top)",
+    )
+    sel.add_argument(
+        "--initial-pipelines",
+        choices=["defaults", "none"],
+        default=None,
+        help="classification: 'defaults' evaluates scikit-learn's default RBF SVC, logistic "
+        "regression, random forest and gradient boosting first, as the new study's first "
+        "trials; 'none': the sampler proposes every trial (default: "
+        "defaults; see FullModelSelector's initial_pipelines)",
+    )
+    sel.add_argument(
+        "--test-size",
+        type=float,
+        default=0.25,
+        metavar="F",
+        help="fraction of rows held out from the search to score the chosen model "
+        "(stratified for classification, shuffled for regression; default: 0.25; "
+        "0: no hold-out)",
+    )
+    sel.add_argument(
+        "--task",
+        default="auto",
+        choices=TASK_NAMES,
+        help="classification or regression (default: auto, from the target; see below)",
+    )
+    sel.add_argument(
+        "--metric",
+        default=None,
+        help="loss to minimise (default: ber for classification, rmse for regression)",
+    )
+    sel.add_argument(
+        "--subsample",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="fraction of the search rows per trial (default: 1)",
+    )
+    sel.add_argument(
+        "--classifiers",
+        "--regressors",
+        dest="classifiers",
+        default=None,
+        metavar="A,B",
+        help="restrict the classifiers (the regressors for a regression)",
+    )
+    sel.add_argument(
+        "--selectors", default=None, metavar="A,B", help="restrict the feature selectors"
+    )
+    sel.add_argument(
+        "--storage",
+        default=DEFAULT_STORAGE,
+        metavar="URL",
+        help=f"Optuna storage URL (default: {DEFAULT_STORAGE})",
+    )
+    sel.add_argument(
+        "--study-name",
+        default=None,
+        metavar="NAME",
+        help="study to create, or to join if it exists (default: a new timestamped name)",
+    )
+    sel.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed of the split, folds and sampler (default: derived from the study name, "
+        "stored in the study)",
+    )
+    sel.add_argument(
+        "--n-jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="trials run at once in this process (Optuna's threads; -1: one per CPU; default: 1)",
+    )
+    sel.add_argument(
+        "--output",
+        default=None,
+        metavar="FILE",
+        help=f"save the refitted model here, even if other workers are still running "
+        f"(default: {DEFAULT_OUTPUT}, written by the last worker)",
+    )
+    sel.add_argument(
+        "--publish-every",
+        type=int,
+        default=50,
+        metavar="N",
+        help="save the study's figures for optuna-dashboard every N trials while it runs, at "
+        "most every 10 s per worker, and at the end (default: 50; 0: only at the end)",
+    )
+    sel.add_argument("--no-progress-bar", action="store_true")
+    return sel

@@ -1,0 +1,113 @@
+"""The study of ``optuna-psms select``: open the storage, create or join the study, check
+that a joining worker's settings are the study's, and copy it for the saved model."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import Any
+import warnings
+
+from optuna_psms.cli._common import UserError
+
+
+#: Study user attribute holding the settings every worker of the study must share.
+SETTINGS_KEY = "psms:cli"
+
+
+def new_study_name(label: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip("_") or "data"
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"fms-{slug}-{stamp}"
+
+
+def open_storage(url: str) -> Any:
+    from optuna_psms.storages import hide_password
+    from optuna_psms.storages import MissingDriverError
+    from optuna_psms.storages import open_storage
+    from optuna_psms.storages import StorageURLError
+
+    try:
+        with warnings.catch_warnings():  # Optuna's "experimental" notes of grpc:// and redis://
+            warnings.filterwarnings("ignore", message=r".* is experimental")
+            return open_storage(url)
+    except (StorageURLError, MissingDriverError) as exc:
+        raise UserError(str(exc)) from None
+    except Exception as exc:  # connection refused, bad credentials, unreadable file
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UserError(
+            f"cannot open storage {hide_password(url)}: {type(exc).__name__}: {first}"
+        ) from None
+
+
+_EXPLAIN = {
+    "data": "its data differ (another file, rows, columns or labels)",
+    "task": "it is a {old} (--task {old})",
+    "test_size": "it holds out another fraction (--test-size {old})",
+    "cv": "it uses --cv {old}",
+    "metric": "it minimises --metric {old}",
+    "subsample": "it uses --subsample {old}",
+    "classifiers": "it searches --classifiers {old}",
+    "selectors": "it searches --selectors {old}",
+    "sampler": "it runs --sampler {old}",
+    "seed": "it runs --seed {old}",
+}
+
+
+def name_seed(name: str) -> int:
+    """The default seed of a study: a digest of its name, the same in every worker."""
+    import hashlib
+
+    return int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % 2**31
+
+
+def join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """Create the study or join it; return the settings every worker uses.
+
+    ``settings`` holds ``None`` for the sampler and seed when the command line did not set
+    them: a new study gets ``pso`` and :func:`name_seed`, a joining worker takes the study's.
+    Every default is a function of the command line, so workers starting at once write the
+    same settings.
+    """
+    import optuna
+
+    proposed = dict(settings)
+    proposed["sampler"] = settings["sampler"] or "pso"
+    proposed["seed"] = name_seed(name) if settings["seed"] is None else settings["seed"]
+    study = optuna.create_study(
+        storage=storage, study_name=name, direction="minimize", load_if_exists=True
+    )
+    stored = study.user_attrs.get(SETTINGS_KEY)
+    if stored is None:
+        if study.get_trials(deepcopy=False):
+            raise UserError(
+                f"study {name!r} exists but was not created by 'optuna-psms select'; "
+                f"choose another --study-name"
+            )
+        study.set_user_attr(SETTINGS_KEY, proposed)
+        stored = optuna.load_study(study_name=name, storage=storage).user_attrs[SETTINGS_KEY]
+    if not isinstance(stored, dict):
+        raise UserError(f"study {name!r} has unreadable settings; choose another --study-name")
+    stored = {"task": "classification", **stored}  # studies made before --task existed
+    wanted = dict(settings)
+    for key in ("sampler", "seed"):
+        if wanted[key] is None:
+            wanted[key] = stored.get(key)
+    for key, why in _EXPLAIN.items():
+        if stored.get(key) != wanted.get(key):
+            old = stored.get(key)
+            shown = ",".join(old) if isinstance(old, list) else old
+            raise UserError(
+                f"cannot join study {name!r}: {why.format(old=shown)}; "
+                f"run the same settings or choose another --study-name"
+            )
+    return stored
+
+
+def search_copy(storage: Any, name: str) -> Any:
+    """An in-memory copy of the study: what the saved model keeps as ``study_``."""
+    import optuna
+
+    memory = optuna.storages.InMemoryStorage()
+    optuna.copy_study(from_study_name=name, from_storage=storage, to_storage=memory)
+    return optuna.load_study(study_name=name, storage=memory)
