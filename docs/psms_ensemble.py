@@ -36,7 +36,8 @@ seeds. ``--out`` appends one JSON line per (set, seed, sampler); ``--summary FIL
 prints the tables of such files without running anything. ``--paper-table A B`` prints
 instead the paper's Table 4 comparison of sampler ``A`` against ``B`` (e.g. ``pso pattern``:
 PSMS against PATSMS) on the splits both have, at K = 1 (``hard1``, the single refitted
-pipeline) and with the vote (``centred10``), without the baselines::
+pipeline) and with the vote (``centred10``); ``B`` may also be one of the baselines
+(``logreg``, ``svc-grid``: per set, the sampler's W/T/L and Wilcoxon p against it)::
 
     python docs/psms_ensemble.py --summary docs/data/psms_ensemble.jsonl \
         docs/data/psms_pattern.jsonl --paper-table pso pattern
@@ -290,6 +291,19 @@ def summary(
             print(f"{s} {k}: " + "; ".join(rest))
 
 
+BASELINES = ("logreg", "svc-grid")
+
+
+def baseline_rows(
+    rows: list[dict[str, Any]], baselines: dict[tuple[str, int], dict[str, float]]
+) -> list[dict[str, Any]]:
+    """The fixed baselines as rows of their own, one per split and baseline, with the same
+    test BER under every key of ``rows`` (so ``paper_table`` can pair a sampler with one)."""
+    keys = list(dict.fromkeys(k for r in rows for k in r["test_ber"]))
+    return [{"set": n, "seed": seed, "sampler": b, "test_ber": dict.fromkeys(keys, v[b])}
+            for (n, seed), v in baselines.items() for b in BASELINES]  # fmt: skip
+
+
 def paper_table(
     rows: list[dict[str, Any]], a: str, b: str, keys: tuple[str, ...] = ("hard1", "centred10")
 ) -> list[str]:
@@ -367,8 +381,8 @@ def main(argv: list[str] | None = None) -> None:
         nargs=2,
         default=None,
         metavar=("A", "B"),
-        help="print the paper's Table 4 comparison of sampler A against B (e.g. pso pattern) "
-        "instead of the summary",
+        help="print the paper's Table 4 comparison of sampler A against B (e.g. pso pattern; "
+        "B may be a baseline, logreg or svc-grid) instead of the summary",
     )
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -394,13 +408,13 @@ def main(argv: list[str] | None = None) -> None:
                             args.initial,
                         )
                     )
-    if args.paper_table is not None:
-        print("\n".join(paper_table(rows, *args.paper_table)))
-        return
     baselines = {}
-    for name, seed in sorted({(r["set"], r["seed"]) for r in rows}):
-        base = _baselines(*split(name, seed), seed)
-        baselines[(name, seed)] = base
+    if args.paper_table is None or set(args.paper_table) & set(BASELINES):
+        for name, seed in sorted({(r["set"], r["seed"]) for r in rows}):
+            baselines[(name, seed)] = _baselines(*split(name, seed), seed)
+    if args.paper_table is not None:
+        print("\n".join(paper_table(rows + baseline_rows(rows, baselines), *args.paper_table)))
+        return
     summary(rows, baselines)
 
 

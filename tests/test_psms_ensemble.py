@@ -144,3 +144,25 @@ def test_initial_lines_count_the_initial_pipelines_in_each_search(script: Any) -
         "pso+defaults: an initial pipeline is the best trial in 1 of 3 searches (a 1, b 0); "
         "the vote holds 1.33 of them on average (a 1.00, b 2.00); 6 s of search"
     ]
+
+
+def test_paper_table_pairs_a_sampler_with_a_baseline(script: Any) -> None:
+    def row(name: str, seed: int, ten: float) -> dict[str, Any]:
+        return {"set": name, "seed": seed, "sampler": "pso+defaults",
+                "test_ber": {"hard1": ten + 1.0, "centred10": ten}}  # fmt: skip
+
+    rows = [row("a", 0, 20.0), row("a", 1, 30.0), row("b", 0, 10.0)]
+    baselines = {("a", 0): {"logreg": 25.0, "svc-grid": 22.0},
+                 ("a", 1): {"logreg": 25.0, "svc-grid": 29.0},
+                 ("b", 0): {"logreg": 9.0, "svc-grid": 10.0}}  # fmt: skip
+    extra = script.baseline_rows(rows, baselines)
+    assert {"set": "b", "seed": 0, "sampler": "svc-grid",
+            "test_ber": {"hard1": 10.0, "centred10": 10.0}} in extra  # fmt: skip
+    lines = script.paper_table(rows + extra, "pso+defaults", "svc-grid")
+    assert lines[7].endswith("against svc-grid, test BER (%) of centred10, 3 paired splits")
+    assert lines[10] == "| a | 2 | 25.00 | 25.50 | 1/0/1 | 50.0% | 50.0% | 1 |"
+    assert lines[11].startswith("| b | 1 | 10.00 | 10.00 | 0/1/0 |")
+    assert lines[13] == "paired pso+defaults - svc-grid: 1/1/1, -0.33 ± 0.88"  # -2, +1, 0
+    assert script.paper_table(rows + extra, "pso+defaults", "logreg")[13].startswith(
+        "paired pso+defaults - logreg: 1/0/2, +0.33 ± "  # -5, +5, +1
+    )
