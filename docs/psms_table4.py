@@ -32,6 +32,8 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ProcessPoolExecutor
 import json
+import math
+from pathlib import Path
 import statistics
 import time
 from typing import Any
@@ -119,6 +121,40 @@ def _wtl(a: list[float], b: list[float]) -> str:
     return f"{w}/{len(a) - w - lo}/{lo}"
 
 
+def _mean_se(d: list[float]) -> str:
+    se = statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+    return f"{statistics.fmean(d):+.2f} +- {se:.2f}"
+
+
+def pair(a_file: str, b_file: str) -> None:
+    """Print two runs' searches against each other, paired by (set, seed).
+
+    Each file holds ``--out`` rows; the sampler columns they share are compared (``a - b``,
+    test BER points; a win is a lower BER in ``a``), and each run's against the baselines.
+    Splits are paired only where both files have them.
+    """
+    rows = [
+        {(r["set"], r["seed"]): r for r in map(json.loads, Path(f).read_text().splitlines())}
+        for f in (a_file, b_file)
+    ]
+    keys = sorted(rows[0].keys() & rows[1].keys())
+    print(f"{len(keys)} paired splits; a = {a_file}, b = {b_file}")
+    print("| comparison | W/T/L | mean difference +- s.e. |")
+    print("|---|---|---|")
+    samplers = [s for s in rows[0][keys[0]]["cv_ber"] if s in rows[1][keys[0]]["cv_ber"]]
+    for s in samplers:
+        a = [rows[0][k]["test_ber"][s] for k in keys]
+        b = [rows[1][k]["test_ber"][s] for k in keys]
+        d = [x - y for x, y in zip(a, b)]
+        print(f"| {s}: a against b | {_wtl(a, b)} | {_mean_se(d)} |")
+        for label, side in (("a", 0), ("b", 1)):
+            for base in ("logreg", "svc-grid"):
+                x = [rows[side][k]["test_ber"][s] for k in keys]
+                y = [rows[side][k]["test_ber"][base] for k in keys]
+                d = [u - v for u, v in zip(x, y)]
+                print(f"| {s} ({label}) against {base} | {_wtl(x, y)} | {_mean_se(d)} |")
+
+
 def _run(
     task: tuple[str, int, list[str], int, dict[str, object], list[str] | None, str | None],
 ) -> dict[str, float]:
@@ -180,7 +216,17 @@ def main(argv: list[str] | None = None) -> None:
         metavar="FILE.jsonl",
         help="append one JSON line per finished (set, seed) run to this file",
     )
+    parser.add_argument(
+        "--pair",
+        nargs=2,
+        default=None,
+        metavar="FILE.jsonl",
+        help="run nothing: compare the searches of two --out files, paired by set and seed",
+    )
     args = parser.parse_args(argv)
+    if args.pair is not None:
+        pair(*args.pair)
+        return
     options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
     methods = [*args.samplers, "logreg", "svc-grid"]
     tasks = [

@@ -94,3 +94,31 @@ def test_out_appends_one_line_per_run(tmp_path: Path) -> None:
         t, cv = r["test_ber"]["random"], r["cv_ber"]["random"]
         assert f"heart seed={r['seed']} random: cv BER {cv:.2f} test BER {t:.2f}" in run.stdout
         assert f"heart seed={r['seed']} logreg {r['test_ber']['logreg']:.2f}" in run.stdout
+
+
+def test_pair_compares_two_runs_on_the_splits_both_have(
+    table4: Any, tmp_path: Path, capsys: Any
+) -> None:
+    def row(name: str, seed: int, pso: float, svc: float) -> str:
+        return json.dumps(
+            {
+                "set": name,
+                "seed": seed,
+                "test_ber": {"pso": pso, "logreg": 20.0, "svc-grid": svc},
+                "cv_ber": {"pso": 1.0},
+            }  # fmt: skip
+        )
+
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("\n".join([row("x", 0, 10.0, 12.0), row("x", 1, 14.0, 12.0),
+                            row("y", 0, 5.0, 5.0), row("z", 0, 99.0, 1.0)]))  # fmt: skip
+    b.write_text("\n".join([row("x", 0, 11.0, 12.0), row("x", 1, 14.0, 12.0),
+                            row("y", 0, 8.0, 5.0)]))  # fmt: skip
+    table4.main(["--pair", str(a), str(b)])
+    out = capsys.readouterr().out
+    assert "3 paired splits" in out  # z is only in a
+    # a - b: -1, 0, -3 -> mean -1.33, s.d. 1.53, s.e. 0.88
+    assert "| pso: a against b | 2/1/0 | -1.33 +- 0.88 |" in out
+    # a against the SVC: -2, +2, 0 -> 1/1/1, mean 0
+    assert "| pso (a) against svc-grid | 1/1/1 | +0.00 +- 1.15 |" in out
+    assert "| pso (b) against logreg | 3/0/0 |" in out
