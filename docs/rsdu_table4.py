@@ -8,7 +8,8 @@ PSO, 200 configurations, 5-fold stratified CV accuracy, and report the best CV a
 
 Here, per data set and seed: a stratified, seeded 70/30 split; on the 70% a study per
 sampler (``random``, ``drs`` = ``DynamicRandomSampler(budget=N)``, i.e. 5 batches of N/5,
-``tpe`` = Optuna's ``TPESampler``, ``pso`` = ``PSOSampler(budget=N)``) over
+``tpe`` = Optuna's ``TPESampler``, ``pso`` = ``PSOSampler(budget=N)``, ``ga`` = Optuna's
+``NSGAIISampler(population_size=40)`` on the single objective) over
 :func:`optuna_psms.benchmarks.fms_highdim.mask_space` (no threshold step; one mask flag per
 feature up to 500 features, 100 ANOVA-ranked blocks above; ``min_child_weight`` scaled to
 the fold size below 320 training rows, Table 2's range above, see
@@ -114,8 +115,25 @@ class TimedSampler(optuna.samplers.BaseSampler):
         self.inner.reseed_rng()
 
 
+#: The paper's GA population (5 generations of 40 chromosomes make its 200 configurations).
+GA_POPULATION = 40
+
+#: The samplers :func:`make_rsdu_sampler` knows, in the order the tables list them.
+SAMPLERS = ("random", "drs", "tpe", "pso", "ga")
+
+
 def make_rsdu_sampler(name: str, seed: int, budget: int) -> optuna.samplers.BaseSampler:
-    """The samplers compared: ``random``, ``drs`` (RSDU), ``tpe`` and ``pso``."""
+    """The samplers compared: ``random``, ``drs`` (RSDU), ``tpe``, ``pso`` and ``ga``.
+
+    ``pso`` is ``PSOSampler(budget=budget)``, the package's budget rule (4 particles on a
+    ring up to 500 trials; the paper: 40 particles, 5 iterations). ``ga`` is Optuna's
+    ``NSGAIISampler`` on the single objective, ``population_size=40`` (the paper's; 40
+    random chromosomes, then generations of 40) with its defaults otherwise: uniform
+    crossover (probability 0.9, swap 0.5), each gene resampled with probability
+    ``1 / n_params``, binary tournaments on the rank and elitist survivor selection over
+    parents and children (the paper: 3-way tournaments, uniform crossover, an unstated
+    mutation, no elitism stated).
+    """
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     if name == "drs":
@@ -124,7 +142,9 @@ def make_rsdu_sampler(name: str, seed: int, budget: int) -> optuna.samplers.Base
         return optuna.samplers.TPESampler(seed=seed)
     if name == "pso":
         return PSOSampler(budget=budget, seed=seed)
-    raise ValueError(f"unknown sampler {name!r}; choose random, drs, tpe or pso.")
+    if name == "ga":
+        return optuna.samplers.NSGAIISampler(population_size=GA_POPULATION, seed=seed)
+    raise ValueError(f"unknown sampler {name!r}; choose one of {', '.join(SAMPLERS)}.")
 
 
 def load_set(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -354,6 +374,16 @@ def paired_summary(rows: Sequence[dict[str, Any]], samplers: Sequence[str]) -> s
     return "\n".join(out)
 
 
+def protocols(rows: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The rows grouped by (trials, folds, sampler), in order of first appearance, so that
+    :func:`describe` gives one line per protocol and sampler of a multi-file summary."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        key = (str(r.get("trials", "?")), str(r.get("cv", "?")), str(r["sampler"]))
+        groups.setdefault(key, []).append(r)
+    return list(groups.values())
+
+
 def describe(rows: Sequence[dict[str, Any]]) -> str:
     """One line on the rows' protocol: trials, folds, seeds per set, UTC span, load."""
     trials = sorted({r.get("trials", "?") for r in rows}, key=str)
@@ -366,8 +396,10 @@ def describe(rows: Sequence[dict[str, Any]]) -> str:
     loads = [r["load1"] for r in rows if "load1" in r]
     cpu = sum(r.get("cpu_s", r["trial_cpu_s"] * r.get("trials", 0)) for r in rows)
     wall = sum(r["wall_s"] for r in rows)
+    samplers = list(dict.fromkeys(r["sampler"] for r in rows))
     line = (
-        f"{len(rows)} studies, trials {trials}, {folds}-fold CV, seeds per set {seeds}; "
+        f"{len(rows)} studies of {'/'.join(samplers)}, trials {trials}, {folds}-fold CV, "
+        f"seeds per set {seeds}; "
         f"study CPU {cpu / 60:.1f} min, wall {wall / 60:.1f} min (searches only)"
     )
     if ends:
@@ -380,7 +412,13 @@ def describe(rows: Sequence[dict[str, Any]]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=["cancer", "wine", "sonar", "sim200-2"])
-    parser.add_argument("--samplers", nargs="+", default=["random", "drs", "tpe"])
+    parser.add_argument(
+        "--samplers",
+        nargs="+",
+        default=None,
+        help=f"of {', '.join(SAMPLERS)} (default: random drs tpe; with --from-log: every "
+        "sampler the rows have)",
+    )
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--first-seed", type=int, default=0)
@@ -426,10 +464,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                         r = json.loads(line[4:])
                         rows_by_key.setdefault((r["set"], r["seed"], r["sampler"]), r)
         logged = list(rows_by_key.values())
-        samplers = [s for s in args.samplers if any(r["sampler"] == s for r in logged)]
-        print(describe(logged))
+        seen = list(dict.fromkeys(r["sampler"] for r in logged))
+        if args.samplers is None:
+            known = [s for s in SAMPLERS if s in seen]
+            samplers = known + [s for s in seen if s not in known]
+        else:
+            samplers = [s for s in args.samplers if s in seen]
+        for group in protocols(logged):
+            print(describe(group))
         print(summarize(logged, samplers))
         return 0
+    if args.samplers is None:
+        args.samplers = ["random", "drs", "tpe"]
     tasks = [
         (name, seed, sampler, args.trials, args.cv)
         for seed in range(args.first_seed, args.first_seed + args.seeds)
