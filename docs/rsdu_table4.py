@@ -41,6 +41,19 @@ Run::
     python docs/rsdu_table4.py --sets sonar cancer ionosphere --samplers random drs tpe \\
         --trials 200 --cv 5 --seeds 1 --first-seed 3
     python docs/rsdu_table4.py --from-log docs/data/rsdu_protocol_rows.txt
+    # the same protocol for PSO and GA (same splits: rows pair with the ones above; stdout
+    # of the two runs concatenated is docs/data/rsdu_protocol_pso_ga_rows.txt)
+    python docs/rsdu_table4.py --sets sonar cancer ionosphere --samplers pso \\
+        --trials 200 --cv 5 --seeds 4
+    python docs/rsdu_table4.py --sets sonar cancer ionosphere --samplers ga \\
+        --trials 200 --cv 5 --seeds 4
+    python docs/rsdu_table4.py --from-log docs/data/rsdu_protocol_rows.txt \\
+        docs/data/rsdu_protocol_pso_ga_rows.txt  # all five samplers, RSDU paired with each
+    # the protocol on the simulated sets (docs/data/rsdu_sim_protocol_rows.txt)
+    python docs/rsdu_table4.py --sets sim200-2 sim500-5 --samplers random drs tpe \\
+        --trials 200 --cv 5 --seeds 2
+    python docs/rsdu_table4.py --sets sim200-2 sim500-5 --samplers pso ga \\
+        --trials 200 --cv 5 --seeds 2
 
 The summary ends with RSDU (``drs``) paired against each sampler over the (set, seed) runs
 both have: wins/ties/losses, the mean difference and a two-sided Wilcoxon signed-rank p, and
