@@ -28,10 +28,12 @@ Sets: ``cancer`` (scikit-learn breast cancer, the paper's "cancer"), ``wine``
 
 Run::
 
+    # reduced runs (60 trials, 3-fold); their stdout, concatenated, is
+    # docs/data/rsdu_table4_item2_rows.txt (--jobs changes no score, only the order)
     python docs/rsdu_table4.py --sets sim200-2 sim500-5 sonar cancer ionosphere \\
-        --trials 60 --seeds 1 --cv 3 --jobs 2
-    python docs/rsdu_table4.py --sets sonar sim500-5 --trials 60 --seeds 1 --first-seed 1
-    python docs/rsdu_table4.py --from-log docs/rsdu_table4_rows.log  # tables of those runs
+        --trials 60 --seeds 1 --cv 3
+    python docs/rsdu_table4.py --sets sonar sim500-5 --trials 60 --seeds 1 --first-seed 1 --cv 3
+    python docs/rsdu_table4.py --from-log docs/data/rsdu_table4_item2_rows.txt
     python docs/rsdu_table4.py --sampler-cost 200 1000 --trials 200 \\
         --samplers random drs pso tpe  # the samplers' own CPU time, no model fitted
     # the paper's protocol on the real sets: 200 trials (RSDU: 5 batches of 40), 5-fold CV;
