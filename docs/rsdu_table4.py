@@ -8,7 +8,8 @@ PSO, 200 configurations, 5-fold stratified CV accuracy, and report the best CV a
 
 Here, per data set and seed: a stratified, seeded 70/30 split; on the 70% a study per
 sampler (``random``, ``drs`` = ``DynamicRandomSampler(budget=N)``, i.e. 5 batches of N/5,
-``tpe`` = Optuna's ``TPESampler``, ``pso`` = ``PSOSampler(budget=N)``) over
+``tpe`` = Optuna's ``TPESampler``, ``pso`` = ``PSOSampler(budget=N)``, ``ga`` = Optuna's
+``NSGAIISampler(population_size=40)`` on the single objective) over
 :func:`optuna_psms.benchmarks.fms_highdim.mask_space` (no threshold step; one mask flag per
 feature up to 500 features, 100 ANOVA-ranked blocks above; ``min_child_weight`` scaled to
 the fold size below 320 training rows, Table 2's range above, see
@@ -27,10 +28,12 @@ Sets: ``cancer`` (scikit-learn breast cancer, the paper's "cancer"), ``wine``
 
 Run::
 
+    # reduced runs (60 trials, 3-fold); their stdout, concatenated, is
+    # docs/data/rsdu_table4_item2_rows.txt (--jobs changes no score, only the order)
     python docs/rsdu_table4.py --sets sim200-2 sim500-5 sonar cancer ionosphere \\
-        --trials 60 --seeds 1 --cv 3 --jobs 2
-    python docs/rsdu_table4.py --sets sonar sim500-5 --trials 60 --seeds 1 --first-seed 1
-    python docs/rsdu_table4.py --from-log docs/rsdu_table4_rows.log  # tables of those runs
+        --trials 60 --seeds 1 --cv 3
+    python docs/rsdu_table4.py --sets sonar sim500-5 --trials 60 --seeds 1 --first-seed 1 --cv 3
+    python docs/rsdu_table4.py --from-log docs/data/rsdu_table4_item2_rows.txt
     python docs/rsdu_table4.py --sampler-cost 200 1000 --trials 200 \\
         --samplers random drs pso tpe  # the samplers' own CPU time, no model fitted
     # the paper's protocol on the real sets: 200 trials (RSDU: 5 batches of 40), 5-fold CV;
@@ -40,6 +43,19 @@ Run::
     python docs/rsdu_table4.py --sets sonar cancer ionosphere --samplers random drs tpe \\
         --trials 200 --cv 5 --seeds 1 --first-seed 3
     python docs/rsdu_table4.py --from-log docs/data/rsdu_protocol_rows.txt
+    # the same protocol for PSO and GA (same splits: rows pair with the ones above; stdout
+    # of the two runs concatenated is docs/data/rsdu_protocol_pso_ga_rows.txt)
+    python docs/rsdu_table4.py --sets sonar cancer ionosphere --samplers pso \\
+        --trials 200 --cv 5 --seeds 4
+    python docs/rsdu_table4.py --sets sonar cancer ionosphere --samplers ga \\
+        --trials 200 --cv 5 --seeds 4
+    python docs/rsdu_table4.py --from-log docs/data/rsdu_protocol_rows.txt \\
+        docs/data/rsdu_protocol_pso_ga_rows.txt  # all five samplers, RSDU paired with each
+    # the protocol on the simulated sets (docs/data/rsdu_sim_protocol_rows.txt)
+    python docs/rsdu_table4.py --sets sim200-2 sim500-5 --samplers random drs tpe \\
+        --trials 200 --cv 5 --seeds 2
+    python docs/rsdu_table4.py --sets sim200-2 sim500-5 --samplers pso ga \\
+        --trials 200 --cv 5 --seeds 2
 
 The summary ends with RSDU (``drs``) paired against each sampler over the (set, seed) runs
 both have: wins/ties/losses, the mean difference and a two-sided Wilcoxon signed-rank p, and
@@ -114,8 +130,25 @@ class TimedSampler(optuna.samplers.BaseSampler):
         self.inner.reseed_rng()
 
 
+#: The paper's GA population (5 generations of 40 chromosomes make its 200 configurations).
+GA_POPULATION = 40
+
+#: The samplers :func:`make_rsdu_sampler` knows, in the order the tables list them.
+SAMPLERS = ("random", "drs", "tpe", "pso", "ga")
+
+
 def make_rsdu_sampler(name: str, seed: int, budget: int) -> optuna.samplers.BaseSampler:
-    """The samplers compared: ``random``, ``drs`` (RSDU), ``tpe`` and ``pso``."""
+    """The samplers compared: ``random``, ``drs`` (RSDU), ``tpe``, ``pso`` and ``ga``.
+
+    ``pso`` is ``PSOSampler(budget=budget)``, the package's budget rule (4 particles on a
+    ring up to 500 trials; the paper: 40 particles, 5 iterations). ``ga`` is Optuna's
+    ``NSGAIISampler`` on the single objective, ``population_size=40`` (the paper's; 40
+    random chromosomes, then generations of 40) with its defaults otherwise: uniform
+    crossover (probability 0.9, swap 0.5), each gene resampled with probability
+    ``1 / n_params``, binary tournaments on the rank and elitist survivor selection over
+    parents and children (the paper: 3-way tournaments, uniform crossover, an unstated
+    mutation, no elitism stated).
+    """
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     if name == "drs":
@@ -124,7 +157,9 @@ def make_rsdu_sampler(name: str, seed: int, budget: int) -> optuna.samplers.Base
         return optuna.samplers.TPESampler(seed=seed)
     if name == "pso":
         return PSOSampler(budget=budget, seed=seed)
-    raise ValueError(f"unknown sampler {name!r}; choose random, drs, tpe or pso.")
+    if name == "ga":
+        return optuna.samplers.NSGAIISampler(population_size=GA_POPULATION, seed=seed)
+    raise ValueError(f"unknown sampler {name!r}; choose one of {', '.join(SAMPLERS)}.")
 
 
 def load_set(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -354,6 +389,16 @@ def paired_summary(rows: Sequence[dict[str, Any]], samplers: Sequence[str]) -> s
     return "\n".join(out)
 
 
+def protocols(rows: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The rows grouped by (trials, folds, sampler), in order of first appearance, so that
+    :func:`describe` gives one line per protocol and sampler of a multi-file summary."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        key = (str(r.get("trials", "?")), str(r.get("cv", "?")), str(r["sampler"]))
+        groups.setdefault(key, []).append(r)
+    return list(groups.values())
+
+
 def describe(rows: Sequence[dict[str, Any]]) -> str:
     """One line on the rows' protocol: trials, folds, seeds per set, UTC span, load."""
     trials = sorted({r.get("trials", "?") for r in rows}, key=str)
@@ -366,8 +411,10 @@ def describe(rows: Sequence[dict[str, Any]]) -> str:
     loads = [r["load1"] for r in rows if "load1" in r]
     cpu = sum(r.get("cpu_s", r["trial_cpu_s"] * r.get("trials", 0)) for r in rows)
     wall = sum(r["wall_s"] for r in rows)
+    samplers = list(dict.fromkeys(r["sampler"] for r in rows))
     line = (
-        f"{len(rows)} studies, trials {trials}, {folds}-fold CV, seeds per set {seeds}; "
+        f"{len(rows)} studies of {'/'.join(samplers)}, trials {trials}, {folds}-fold CV, "
+        f"seeds per set {seeds}; "
         f"study CPU {cpu / 60:.1f} min, wall {wall / 60:.1f} min (searches only)"
     )
     if ends:
@@ -380,7 +427,13 @@ def describe(rows: Sequence[dict[str, Any]]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=["cancer", "wine", "sonar", "sim200-2"])
-    parser.add_argument("--samplers", nargs="+", default=["random", "drs", "tpe"])
+    parser.add_argument(
+        "--samplers",
+        nargs="+",
+        default=None,
+        help=f"of {', '.join(SAMPLERS)} (default: random drs tpe; with --from-log: every "
+        "sampler the rows have)",
+    )
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--first-seed", type=int, default=0)
@@ -426,10 +479,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                         r = json.loads(line[4:])
                         rows_by_key.setdefault((r["set"], r["seed"], r["sampler"]), r)
         logged = list(rows_by_key.values())
-        samplers = [s for s in args.samplers if any(r["sampler"] == s for r in logged)]
-        print(describe(logged))
+        seen = list(dict.fromkeys(r["sampler"] for r in logged))
+        if args.samplers is None:
+            known = [s for s in SAMPLERS if s in seen]
+            samplers = known + [s for s in seen if s not in known]
+        else:
+            samplers = [s for s in args.samplers if s in seen]
+        for group in protocols(logged):
+            print(describe(group))
         print(summarize(logged, samplers))
         return 0
+    if args.samplers is None:
+        args.samplers = ["random", "drs", "tpe"]
     tasks = [
         (name, seed, sampler, args.trials, args.cv)
         for seed in range(args.first_seed, args.first_seed + args.seeds)

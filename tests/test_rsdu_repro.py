@@ -110,9 +110,10 @@ def test_rsdu_table4_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[st
     module = _table4()
     out = tmp_path / "rows.json"
     argv = ["--sets", "sim200-2", "--trials", "4", "--seeds", "1", "--cv", "2"]
-    assert module.main([*argv, "--samplers", "random", "drs", "--json", str(out)]) == 0
+    samplers = ["random", "drs", "pso", "ga"]
+    assert module.main([*argv, "--samplers", *samplers, "--json", str(out)]) == 0
     rows = json.loads(out.read_text())
-    assert [r["sampler"] for r in rows] == ["random", "drs"]
+    assert [r["sampler"] for r in rows] == samplers
     for r in rows:
         assert 0.0 <= r["test_acc"] <= 1.0 and 0.0 <= r["test_ber"] <= 1.0
         assert r["sampler_ms"] > 0 and r["fit_s"] > 0 and r["trial_s"] >= r["fit_s"]
@@ -194,5 +195,49 @@ def test_from_log_reads_several_files_first_row_counts(
     second.write_text("".join("row " + json.dumps(r) + "\n" for r in later))
     assert module.main(["--from-log", str(first), str(second)]) == 0
     text = capsys.readouterr().out
-    assert "4 studies" in text and "drs vs random" in text
+    assert "2 studies of drs" in text and "1 studies of tpe" in text
+    assert "drs vs random" in text
     assert "| a | 0.8000 | 0.8500 | 0.8000 |" in text  # drs: mean of 0.8 (seed 0) and 0.9
+
+
+def test_from_log_defaults_to_every_sampler_in_the_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rows of five samplers in two files (as docs/data's protocol rows): the table has a
+    column per sampler in SAMPLERS order, RSDU is paired against each of the other four,
+    and the Friedman test counts only the (set, seed) runs all five have."""
+    module = _table4()
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    accs = {"random": 0.80, "drs": 0.82, "tpe": 0.84, "pso": 0.78, "ga": 0.86}
+    rows = [_row("a", d, m, accs[m] + 0.01 * d, 1.0) for d in range(3) for m in accs]
+    old = [r for r in rows if r["sampler"] in ("random", "drs", "tpe")]
+    pso = {("pso", 0), ("pso", 1)}  # pso seed 2 missing
+    new = [r for r in rows if r["sampler"] == "ga" or (r["sampler"], r["seed"]) in pso]
+    first.write_text("".join("row " + json.dumps(r) + "\n" for r in old))
+    second.write_text("".join("row " + json.dumps(r) + "\n" for r in new))
+    assert module.main(["--from-log", str(second), str(first)]) == 0
+    text = capsys.readouterr().out
+    assert "| set | random | drs | tpe | pso | ga |" in text
+    for other in ("random", "tpe", "pso", "ga"):
+        assert f"drs vs {other}" in text
+    # held-out accuracy: drs beats random and pso, loses to tpe and ga on every run
+    line = next(x for x in text.splitlines() if x.startswith("| held-out accuracy"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[1].startswith("3/0/0 of 3") and cells[2].startswith("0/0/3 of 3")
+    assert cells[3].startswith("2/0/0 of 2") and cells[4].startswith("0/0/3 of 3")
+    assert cells[5].startswith("n = 2")
+    assert module.main(["--from-log", str(first), str(second), "--samplers", "drs", "ga"]) == 0
+    text = capsys.readouterr().out
+    assert "| set | drs | ga |" in text and "drs vs tpe" not in text
+
+
+def test_ga_is_nsga2_with_the_papers_population() -> None:
+    module = _table4()
+    sampler = module.make_rsdu_sampler("ga", 0, 200)
+    assert isinstance(sampler, optuna.samplers.NSGAIISampler)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: t.suggest_float("x", -1, 1) ** 2, n_trials=module.GA_POPULATION + 1)
+    generations = [t.system_attrs.get("NSGAIISampler:generation") for t in study.trials]
+    assert generations == [0] * module.GA_POPULATION + [1]
+    with pytest.raises(ValueError, match="choose one of"):
+        module.make_rsdu_sampler("fsgs", 0, 200)
