@@ -153,6 +153,15 @@ def pair(a_file: str, b_file: str) -> None:
                 y = [rows[side][k]["test_ber"][base] for k in keys]
                 d = [u - v for u, v in zip(x, y)]
                 print(f"| {s} ({label}) against {base} | {_wtl(x, y)} | {_mean_se(d)} |")
+    columns = [f"{s} ({label})" for s in samplers for label in "ab"] + ["logreg", "svc-grid"]
+    print("\nmean test BER (%) per set, paired splits only")
+    print("| set | " + " | ".join(columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
+    for name in [*sorted({k[0] for k in keys}), "mean"]:
+        ks = [k for k in keys if name in ("mean", k[0])]
+        values = [[rows[side][k]["test_ber"][s] for k in ks] for s in samplers for side in (0, 1)]
+        values += [[rows[0][k]["test_ber"][b] for k in ks] for b in ("logreg", "svc-grid")]
+        print(f"| {name} | " + " | ".join(f"{statistics.fmean(v):.2f}" for v in values) + " |")
 
 
 def _run(

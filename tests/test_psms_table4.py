@@ -122,3 +122,6 @@ def test_pair_compares_two_runs_on_the_splits_both_have(
     # a against the SVC: -2, +2, 0 -> 1/1/1, mean 0
     assert "| pso (a) against svc-grid | 1/1/1 | +0.00 +- 1.15 |" in out
     assert "| pso (b) against logreg | 3/0/0 |" in out
+    assert "| set | pso (a) | pso (b) | logreg | svc-grid |" in out
+    assert "| x | 12.00 | 12.50 | 20.00 | 12.00 |" in out
+    assert "| mean | 9.67 | 11.00 | 20.00 | 9.67 |" in out
