@@ -148,19 +148,22 @@ def _run(
     out: str | None,
     scores_out: str | None = None,
     initial: str | None = None,
+    cv: int = 2,
 ) -> dict[str, Any]:
     x_tr, x_te, y_tr, y_te = split(name, seed)
     start = time.perf_counter()
     selector = FullModelSelector(
         sampler=sampler,
         n_trials=trials,
-        cv=2,
+        cv=cv,
         random_state=seed,
         ensemble_top=1,
         initial_pipelines=initial,
     )
     if initial is not None:  # the rows of such searches are told apart by their name
         sampler = f"{sampler}+{initial}"
+    if cv != 2:
+        sampler = f"{sampler}+cv{cv}"
     selector.fit(x_tr, y_tr)
     searched = time.perf_counter() - start
     fitted = members(selector, x_tr, y_tr, max(ks), seed)
@@ -377,6 +380,13 @@ def main(argv: list[str] | None = None) -> None:
         "sampler is named e.g. 'pso+defaults'",
     )
     parser.add_argument(
+        "--cv",
+        type=int,
+        default=2,
+        help="the search's CV folds (default: 2); rows of another value are named e.g. "
+        "'pso+defaults+cv5'",
+    )
+    parser.add_argument(
         "--paper-table",
         nargs=2,
         default=None,
@@ -406,6 +416,7 @@ def main(argv: list[str] | None = None) -> None:
                             args.out,
                             args.scores,
                             args.initial,
+                            args.cv,
                         )
                     )
     baselines = {}
