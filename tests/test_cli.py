@@ -1052,3 +1052,29 @@ def test_predict_dataset_takes_the_drop_of_select(tmp_path: Any, capsys: Any) ->
     assert err == "warning: ignoring column(s) 'petal width (cm)' the model was not fitted with\n"
     code, _, err = _run([*argv, "--drop", "petal"], capsys)
     assert code == 2 and "--drop: column 'petal' not found in sklearn:iris; columns: " in err
+
+
+def test_two_runs_in_one_second_get_two_studies(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    # Without --study-name the name is made from the data's name and the time to the second;
+    # a second run in the same second (other --drop, other data) must not try to join the
+    # first one's study. The name is fixed here so both runs make the same one.
+    from optuna_psms.cli import _study
+    from optuna_psms.cli import select
+
+    monkeypatch.setattr(select, "new_study_name", lambda label: f"fms-{label}-20261126-062024")
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/same.db"
+    argv = _select_argv(tmp_path, "--n-trials", "1", "--storage", db)
+    argv = [a for a in argv if a not in ("--seed", "3")]  # the seed comes from the name
+    code, out, err = _run([*argv, "--output", str(tmp_path / "a.joblib")], capsys)
+    assert code == 0, err
+    code, out, err = _run(
+        [*argv, "--drop", "colour", "--output", str(tmp_path / "b.joblib")], capsys
+    )
+    assert code == 0, err
+    names = sorted(optuna.get_all_study_names(db))
+    assert names == ["fms-data-20261126-062024", "fms-data-20261126-062024-2"]
+    assert "study 'fms-data-20261126-062024-2'" in out
+    assert f"seed {_study.name_seed(names[1])};" in out

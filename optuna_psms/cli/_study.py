@@ -21,6 +21,19 @@ def new_study_name(label: str) -> str:
     return f"fms-{slug}-{stamp}"
 
 
+def unused_name(storage: Any, name: str) -> str:
+    """``name``, or ``name-2``, ``name-3``, ... if a study of that name is already in ``storage``
+    (two runs started within the same second get the same :func:`new_study_name`)."""
+    import optuna
+
+    taken = set(optuna.get_all_study_names(storage))
+    candidate, n = name, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{name}-{n}"
+    return candidate
+
+
 def open_storage(url: str) -> Any:
     from optuna_psms.storages import hide_password
     from optuna_psms.storages import MissingDriverError

@@ -46,6 +46,7 @@ from optuna_psms.cli._study import name_seed
 from optuna_psms.cli._study import new_study_name
 from optuna_psms.cli._study import open_storage
 from optuna_psms.cli._study import search_copy
+from optuna_psms.cli._study import unused_name
 
 
 # A chosen pipeline whose CV in the search took at least this many seconds gets a line before
@@ -384,6 +385,11 @@ def run(args: argparse.Namespace) -> int:
     provisional = name_seed(study_name) if settings["seed"] is None else settings["seed"]
     parts = _check_search_rows(settings, X, y, provisional)
     storage = open_storage(args.storage)
+    if args.study_name is None:  # a made-up name: never join another run's study by chance
+        study_name = unused_name(storage, study_name)
+        if settings["seed"] is None and name_seed(study_name) != provisional:
+            provisional = name_seed(study_name)
+            parts = _check_search_rows(settings, X, y, provisional)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     settings = join(storage, study_name, settings)
     seed = int(settings["seed"])
