@@ -166,3 +166,18 @@ def test_paper_table_pairs_a_sampler_with_a_baseline(script: Any) -> None:
     assert script.paper_table(rows + extra, "pso+defaults", "logreg")[13].startswith(
         "paired pso+defaults - logreg: 1/0/2, +0.33 ± "  # -5, +5, +1
     )
+
+
+def test_cv_reaches_the_search_and_names_the_rows(script: Any, monkeypatch: Any) -> None:
+    seen: list[int] = []
+    real = script.FullModelSelector
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs["cv"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(script, "FullModelSelector", spy)
+    row = script._run("heart", 0, "random", 4, [1], None, None, "defaults", 5)
+    assert row["sampler"] == "random+defaults+cv5" and seen[0] == 5
+    row = script._run("heart", 0, "random", 4, [1], None, None, None, 2)
+    assert row["sampler"] == "random" and seen[-1] == 2  # the default keeps the old names
