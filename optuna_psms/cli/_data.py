@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 from typing import TYPE_CHECKING
 
@@ -240,3 +241,16 @@ def data_digest(X: Any, y: Any) -> str:
     labels = pd.Series(np.asarray(y, dtype=object)).astype(str)
     digest.update(pd.util.hash_pandas_object(labels, index=False).to_numpy().tobytes())
     return digest.hexdigest()[:16]
+
+
+def warn_identifier_columns(X: Any) -> None:
+    """One ``warning:`` line per column of ``X`` that looks like a row identifier (see
+    :func:`optuna_psms.fms.data.identifier_columns`), naming the ``--drop`` that removes it."""
+    import shlex
+
+    from optuna_psms.fms.data import identifier_columns
+    from optuna_psms.fms.data import identifier_message
+
+    for name, reason in identifier_columns(X):
+        remedy = f"--drop {shlex.quote(str(name))}"
+        print(f"warning: {identifier_message(name, reason, remedy)}", file=sys.stderr)

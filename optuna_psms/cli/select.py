@@ -36,6 +36,7 @@ from optuna_psms.cli._common import SAMPLER_NAMES
 from optuna_psms.cli._common import save_model
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._data import data_digest
+from optuna_psms.cli._data import warn_identifier_columns
 from optuna_psms.cli._holdout import holdout_loss
 from optuna_psms.cli._holdout import loss_label
 from optuna_psms.cli._holdout import split as _split
@@ -89,19 +90,6 @@ def _without(drop: list[str] | None) -> str:
 #: The start of the Python warning about an identifier-like column, which ``select`` prints
 #: itself (once, for all rows, with the command-line remedy) before the search.
 _IDENTIFIER_WARNING = r"column .* looks like a row identifier"
-
-
-def _warn_identifier_columns(X: Any) -> None:
-    """One ``warning:`` line per column of ``X`` that looks like a row identifier (see
-    :func:`optuna_psms.fms.data.identifier_columns`), naming the ``--drop`` that removes it."""
-    import shlex
-
-    from optuna_psms.fms.data import identifier_columns
-    from optuna_psms.fms.data import identifier_message
-
-    for name, reason in identifier_columns(X):
-        remedy = f"--drop {shlex.quote(str(name))}"
-        print(f"warning: {identifier_message(name, reason, remedy)}", file=sys.stderr)
 
 
 def _cut_by_ctrl_c(exc: BaseException) -> bool:
@@ -331,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
         )
     X, y, label = _load(args)
     _check_target_complete(y, label)
-    _warn_identifier_columns(X)
+    warn_identifier_columns(X)
     from optuna_psms.fms.metrics import check_metric
     from optuna_psms.fms.target import check_not_continuous
     from optuna_psms.fms.target import resolve_task

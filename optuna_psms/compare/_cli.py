@@ -50,8 +50,12 @@ def _spec(args: argparse.Namespace) -> ObjectiveSpec:
         spec = ObjectiveSpec("csv", args.csv, target=args.target, **common)
     else:
         spec = ObjectiveSpec("dataset", args.dataset, **common)
-    if spec.drop:
-        spec.load()  # a --drop naming no column is a mistake of this command, said here
+    from optuna_psms.cli._data import warn_identifier_columns
+
+    # Loaded here, once: a --drop naming no column is a mistake of this command, said here,
+    # and so is an identifier-like column left in (one warning line each, as in `select`).
+    X, _ = spec.load()
+    warn_identifier_columns(X)
     return spec
 
 
