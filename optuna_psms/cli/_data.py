@@ -243,7 +243,7 @@ def data_digest(X: Any, y: Any) -> str:
     return digest.hexdigest()[:16]
 
 
-def warn_identifier_columns(X: Any) -> None:
+def print_identifier_warnings(X: Any) -> None:
     """One ``warning:`` line per column of ``X`` that looks like a row identifier (see
     :func:`optuna_psms.fms.data.identifier_columns`), naming the ``--drop`` that removes it."""
     import shlex

@@ -36,7 +36,7 @@ from optuna_psms.cli._common import SAMPLER_NAMES
 from optuna_psms.cli._common import save_model
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._data import data_digest
-from optuna_psms.cli._data import warn_identifier_columns
+from optuna_psms.cli._data import print_identifier_warnings
 from optuna_psms.cli._holdout import holdout_loss
 from optuna_psms.cli._holdout import loss_label
 from optuna_psms.cli._holdout import split as _split
@@ -319,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
         )
     X, y, label = _load(args)
     _check_target_complete(y, label)
-    warn_identifier_columns(X)
+    print_identifier_warnings(X)
     from optuna_psms.fms.metrics import check_metric
     from optuna_psms.fms.target import check_not_continuous
     from optuna_psms.fms.target import resolve_task

@@ -50,12 +50,12 @@ def _spec(args: argparse.Namespace) -> ObjectiveSpec:
         spec = ObjectiveSpec("csv", args.csv, target=args.target, **common)
     else:
         spec = ObjectiveSpec("dataset", args.dataset, **common)
-    from optuna_psms.cli._data import warn_identifier_columns
+    from optuna_psms.cli._data import print_identifier_warnings
 
     # Loaded here, once: a --drop naming no column is a mistake of this command, said here,
     # and so is an identifier-like column left in (one warning line each, as in `select`).
     X, _ = spec.load()
-    warn_identifier_columns(X)
+    print_identifier_warnings(X)
     return spec
 
 

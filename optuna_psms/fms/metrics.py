@@ -193,6 +193,15 @@ def fold_loss(
 
 
 # ------------------------------------------------------------------------- complexity
+def scorer_score(estimator: Any, metric: str, X: Any, y: Any, sample_weight: Any = None) -> float:
+    """The scikit-learn scorer ``metric`` of a fitted ``estimator`` on ``(X, y)``
+    (higher is better), with ``sample_weight`` passed on when given."""
+    scorer = get_scorer(metric)
+    if sample_weight is None:
+        return float(scorer(estimator, X, y))
+    return float(scorer(estimator, X, y, sample_weight=sample_weight))
+
+
 def _unwrap(estimator: Any) -> Any:
     """The innermost fitted model behind pipelines and wrappers."""
     seen: set[int] = set()

@@ -9,7 +9,6 @@ import numpy as np
 from numpy.typing import NDArray
 import optuna
 from sklearn.base import RegressorMixin
-from sklearn.metrics import get_scorer
 from sklearn.metrics import mean_absolute_error
 from sklearn.metrics import mean_squared_error
 from sklearn.metrics import r2_score
@@ -19,6 +18,7 @@ from optuna_psms.fms._search import FullModelSearch
 from optuna_psms.fms._validation import check_features
 from optuna_psms.fms.data import warn_unexpected_values
 from optuna_psms.fms.metrics import REGRESSION_METRICS
+from optuna_psms.fms.metrics import scorer_score
 from optuna_psms.fms.regression import RegressionSpace
 from optuna_psms.fms.space import FullModelSpace
 
@@ -194,10 +194,7 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         """
         metric = getattr(self, "metric", "rmse")
         if metric not in REGRESSION_METRICS:
-            scorer = get_scorer(metric)
-            if sample_weight is None:
-                return float(scorer(self, X, y))
-            return float(scorer(self, X, y, sample_weight=sample_weight))
+            return scorer_score(self, metric, X, y, sample_weight)
         truth = np.asarray(y, dtype=np.float64).ravel()
         pred = self.predict(X)
         if metric == "r2":

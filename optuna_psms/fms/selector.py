@@ -12,7 +12,6 @@ import optuna
 from sklearn.base import ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.metrics import balanced_accuracy_score
-from sklearn.metrics import get_scorer
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted
 
@@ -33,6 +32,7 @@ from optuna_psms.fms._validation import label_array
 from optuna_psms.fms._validation import labels_to_codes
 from optuna_psms.fms.data import warn_unexpected_values
 from optuna_psms.fms.metrics import BUILTIN_METRICS
+from optuna_psms.fms.metrics import scorer_score
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.space import FullModelSpace
 
@@ -323,10 +323,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
                 )
             )
         if metric not in BUILTIN_METRICS:
-            scorer = get_scorer(metric)
-            if sample_weight is None:
-                return float(scorer(self, X, y))
-            return float(scorer(self, X, y, sample_weight=sample_weight))
+            return scorer_score(self, metric, X, y, sample_weight)
         codes = self._codes(X)
         if metric == "error":
             return float(accuracy_score(truth, codes, sample_weight=sample_weight))
