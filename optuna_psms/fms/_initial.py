@@ -17,6 +17,11 @@ have no class weights; the threshold is how a pipeline balances its errors):
 * ``random_forest(100 trees, max_features=sqrt(n)/n, balanced)``;
 * ``gradient_boosting(100 trees, learning_rate=0.1, max_depth=3)``.
 
+``"svc-c"`` and ``"svc-grid"`` (:data:`PORTFOLIOS`) add standardised RBF SVCs at other
+``(C, gamma)`` after the four: the candidates of a measured change that failed its rule
+(docs/reproductions.md, PSMS, "A portfolio of initial pipelines"); kept so that it can be
+rerun and as options.
+
 A component absent from the space is skipped; ``gamma`` is clipped to the space's range.
 """
 
