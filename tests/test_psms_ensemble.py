@@ -182,3 +182,21 @@ def test_cv_reaches_the_search_and_names_the_rows(script: Any, monkeypatch: Any)
     first = len(seen)  # the search's selector is the first one each run makes
     row = script._run("heart", 0, "random", 4, [1], None, None, None, 2)
     assert row["sampler"] == "random" and seen[first] == 2  # the default keeps the old names
+
+
+def test_the_tolerance_vote_keeps_the_members_the_cv_cannot_tell_from_the_best(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(DOCS))
+    import psms_vote_rules
+
+    # 30 test rows per class: 70 training rows per class, so at a best CV BER of 20% one
+    # standard error is sqrt(0.2 * 0.8 * (2 / 70) / 4) = 3.4 points.
+    y = [0] * 30 + [1] * 30
+    right, wrong = [0.2] * 30 + [0.8] * 30, [0.8] * 30 + [0.2] * 30
+    side = {"y_test": y, "member_scores": [right, wrong, wrong]}
+    row = {"member_cv_ber": [20.0, 23.0, 30.0]}
+    assert psms_vote_rules.tolerant(row, side, 0.5) == 0.0  # the best alone
+    assert psms_vote_rules.tolerant(row, side, 1.0) == 50.0  # best + one wrong: a tie, 0.5
+    assert psms_vote_rules.tolerant(row, side, 2.0) == 50.0
+    assert psms_vote_rules.tolerant(row, side, 4.0) == 100.0  # two wrong against one right
