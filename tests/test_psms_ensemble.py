@@ -61,7 +61,7 @@ def test_scores_side_file_replays_the_centred_vote(script: Any, tmp_path: Path) 
     out, side = tmp_path / "rows.jsonl", tmp_path / "scores.jsonl"
     row = script._run("heart", 0, "random", 8, [1, 3], str(out), str(side))
     saved = json.loads(side.read_text())
-    assert (saved["set"], saved["seed"], saved["sampler"]) == ("heart", 0, "random")
+    assert (saved["set"], saved["seed"], saved["sampler"]) == ("heart", 0, "random+t8")
     y = np.asarray(saved["y_test"])
     scores = np.asarray(saved["member_scores"])
     assert scores.shape == (row["n_members"], y.size) and len(saved["member_params"]) == 3
@@ -178,10 +178,13 @@ def test_cv_reaches_the_search_and_names_the_rows(script: Any, monkeypatch: Any)
 
     monkeypatch.setattr(script, "FullModelSelector", spy)
     row = script._run("heart", 0, "random", 4, [1], None, None, "defaults", 5)
-    assert row["sampler"] == "random+defaults+cv5" and seen[0] == 5
+    assert row["sampler"] == "random+defaults+cv5+t4" and seen[0] == 5
     first = len(seen)  # the search's selector is the first one each run makes
     row = script._run("heart", 0, "random", 4, [1], None, None, None, 2)
-    assert row["sampler"] == "random" and seen[first] == 2  # the default keeps the old names
+    assert row["sampler"] == "random+t4" and seen[first] == 2
+    # cv=2 and 100 trials (every committed row) keep the old names
+    assert script.row_name("pso", "defaults", 2, 100) == "pso+defaults"
+    assert script.row_name("pso", None, 5, 300) == "pso+cv5+t300"
 
 
 def test_the_tolerance_vote_keeps_the_members_the_cv_cannot_tell_from_the_best(
