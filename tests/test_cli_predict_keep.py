@@ -14,9 +14,6 @@ import pytest
 from optuna_psms.cli import main
 
 
-pytest.importorskip("sklearn")
-
-
 def _run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
     code = main(argv)
     out, err = capsys.readouterr()
