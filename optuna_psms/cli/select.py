@@ -39,7 +39,7 @@ from optuna_psms.cli._select_args import DEFAULT_OUTPUT
 from optuna_psms.cli._select_model import check_search_rows
 from optuna_psms.cli._select_model import check_target_complete
 from optuna_psms.cli._select_model import publish_callbacks
-from optuna_psms.cli._select_model import refit as _refit
+from optuna_psms.cli._select_model import refit
 from optuna_psms.cli._select_model import search_settings
 from optuna_psms.cli._select_model import selector
 from optuna_psms.cli._study import join
@@ -50,6 +50,10 @@ from optuna_psms.cli._study import publish_figures
 from optuna_psms.cli._study import search_copy
 from optuna_psms.cli._study import unused_name
 
+
+#: The chosen pipeline refitted without a search (:func:`optuna_psms.cli._select_model.refit`;
+#: the name it had here before the split).
+_refit = refit
 
 # A chosen pipeline whose CV in the search took at least this many seconds gets a line before
 # each refit after the search: with the progress bar at 100 %, minutes of silence look hung.
