@@ -68,9 +68,11 @@ def test_keep_copies_columns_as_written_in_input_order(
             )
         ),
     ]
-    # The comma form, and a kept column dropped from the model's input, give the same.
-    code, same, err = _run([*argv, "--keep", "id,size"], capsys)
-    assert code == 0 and same == out and err == ""
+    # The comma form, and --keep given twice with a name repeated, give the same.
+    for spelling in (["--keep", "id,size"], ["--keep", "id", "--keep", "size", "id"]):
+        code, same, err = _run([*argv, *spelling], capsys)
+        assert code == 0 and same == out and err == ""
+    # A kept column may also be dropped (here one the model ignores anyway).
     code, out, err = _run([*argv, "--keep", "id", "--drop", "id", "--proba"], capsys)
     assert code == 0 and err == "", err
     frame = pd.read_csv(tmp_path / "new.csv", dtype=str)

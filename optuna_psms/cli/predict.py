@@ -41,6 +41,7 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--keep",
         nargs="+",
+        action="extend",
         metavar="COL",
         default=None,
         help="columns of the data to copy, as written, into the output before the "
