@@ -473,13 +473,14 @@ def test_select_ensemble_top_one_saves_the_chosen_pipeline_alone(
 
 
 def test_select_initial_pipelines_come_first_and_default_as_the_selector(
-    tmp_path: Any, capsys: Any
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import inspect
 
     from optuna_psms.fms import FullModelSelector
     from optuna_psms.fms._initial import INITIAL_ATTR
 
+    monkeypatch.chdir(tmp_path)  # without --output, the model goes to ./psms_model.joblib
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
     argv = _select_argv(tmp_path, "--n-trials", "3", "--storage", db)
@@ -929,8 +930,11 @@ def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
     assert code == 130 and err.strip().endswith("(0 complete): the same command resumes it")
 
 
-def test_select_says_when_it_continues_a_study(tmp_path: Any, capsys: Any) -> None:
+def test_select_says_when_it_continues_a_study(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Rerun after Ctrl-C, the first line read exactly as for a new study.
+    monkeypatch.chdir(tmp_path)  # without --output, the model goes to ./psms_model.joblib
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
     argv = _select_argv(tmp_path, "--storage", db, "--study-name", "again", "--n-trials", "2")

@@ -1,8 +1,11 @@
-"""The hold-out of ``select``: the split of the rows and the chosen model's held-out loss."""
+"""The hold-out of ``select``: the split of the rows and the chosen model's held-out loss
+(computed, printed and kept in the study)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
+import warnings
 
 from optuna_psms.cli._common import UserError
 
@@ -87,3 +90,64 @@ def holdout_loss(metric: str, model: Any, X: Any, y: Any) -> tuple[str, float]:
     from sklearn.metrics import get_scorer
 
     return metric, -float(get_scorer(metric)(model, X, y))
+
+
+def report_held_out(
+    settings: dict[str, Any], model: Any, study: Any, best: Any, parts: tuple[Any, ...]
+) -> None:
+    """Print the held-out loss of ``model`` (the chosen pipeline, or the vote, fitted on the
+    search rows), after one ``warning:`` line per value of the held-out rows it reads other
+    than as written, and keep it in ``study`` (user attr ``fms:held_out`` and the note).
+
+    Args:
+        settings: The search's settings (task, metric, cv).
+        model: The chosen model fitted on the search rows.
+        study: The study.
+        best: The chosen trial.
+        parts: ``(X_search, y_search, X_held, y_held)``.
+    """
+    X_search, y_search, X_held, y_held = parts
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
+    # The model's warnings about held-out values it reads other than as written (e.g. a
+    # category the search rows never had), one line each.
+    for message in dict.fromkeys(str(w.message).strip() for w in caught):
+        first = (message.splitlines() or [""])[0]
+        print(f"warning: in the held-out rows, {first}", file=sys.stderr)
+    baseline = ""
+    if settings["task"] == "regression":
+        from sklearn.dummy import DummyRegressor
+
+        mean = DummyRegressor().fit(X_search, y_search)
+        _, base = holdout_loss(settings["metric"], mean, X_held, y_held)
+        baseline = f"  (predicting the search rows' mean: {base:.4f})"
+    members = [t.number for t in getattr(model, "ensemble_trials_", None) or []]
+    voted = f"; the vote of {len(members)} pipelines" if len(members) > 1 else ""
+    print(
+        f"held-out {name} ({len(y_held)} rows the search never saw{voted}): {loss:.4f}{baseline}"
+    )
+    # Into the study too: the dashboard's "Best Trial" is the optimistic CV value on the
+    # search rows, and without this the honest estimate lives only in a terminal.
+    study.set_user_attr(
+        "fms:held_out",
+        {
+            "trial": best.number,
+            "metric": name,
+            "loss": float(loss),
+            "rows": len(y_held),
+            "cv_on_search_rows": float(best.value),
+            "vote_of_trials": members,
+        },
+    )
+    from optuna_psms._study_info import note_held_out
+
+    what = f"trial {best.number}"
+    if voted:
+        what = "the vote of trials " + ", ".join(map(str, members))
+    note_held_out(
+        study,
+        f"{name} **{loss:.4f}** on {len(y_held)} rows the search never saw ({what}). "
+        f"The *Best Trial* value is the {settings['cv']}-fold CV {name} on the search "
+        f"rows ({best.value:.4f}), the best of the trials: optimistic.",
+    )
