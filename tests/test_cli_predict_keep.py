@@ -123,3 +123,16 @@ def test_keep_mistakes_are_one_line(model_path: Path, tmp_path: Path, capsys: An
     code, out, err = _run([*argv, "prediction"], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "--keep: column 'prediction' has the name of an output column" in err
+
+
+@pytest.mark.parametrize("command", ["select", "compare", "predict"])
+def test_drop_given_twice_adds_up(command: str) -> None:
+    from optuna_psms.cli import build_parser
+
+    required = {
+        "select": ["--dataset", "sklearn:iris"],
+        "compare": ["--dataset", "sklearn:iris", "--samplers", "pso"],
+        "predict": ["--model", "m.joblib", "--csv", "x.csv"],
+    }[command]
+    args = build_parser().parse_args([command, *required, "--drop", "id", "--drop", "code,name"])
+    assert args.drop == ["id", "code,name"]  # drop_names splits the comma form

@@ -74,6 +74,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     sel.add_argument(
         "--drop",
         nargs="+",
+        action="extend",
         default=None,
         metavar="COL",
         help="columns to leave out of the search, e.g. an ID (--drop id name, or id,name); "

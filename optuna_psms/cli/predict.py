@@ -32,6 +32,7 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--drop",
         nargs="+",
+        action="extend",
         metavar="COL",
         default=None,
         help="columns of the data to ignore, e.g. the label column (--drop label id, or "
