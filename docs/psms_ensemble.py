@@ -375,7 +375,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--initial",
         default=None,
-        choices=["defaults"],
+        choices=["defaults", "svc-c", "svc-grid"],
         help="start every search from FullModelSelector(initial_pipelines=...); its rows' "
         "sampler is named e.g. 'pso+defaults'",
     )

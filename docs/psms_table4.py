@@ -64,8 +64,17 @@ def _ber(model: object, x: object, y: np.ndarray) -> float:
 
 
 def split(name: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, np.ndarray]:
-    """The table's split of KEEL set ``name``: stratified 70/30, seeded by ``seed``."""
-    x_raw, y = load_dataset(f"keel:{name}")
+    """The table's split of KEEL set ``name``: stratified 70/30, seeded by ``seed``.
+
+    ``NAME@N`` is KEEL set ``NAME`` cut once to ``N`` rows (stratified, ``random_state=0``,
+    the same rows for every seed) before the split: a larger set made a small-data task.
+    """
+    base, _, rows = name.partition("@")
+    x_raw, y = load_dataset(f"keel:{base}")
+    if rows:
+        x_raw, _, y, _ = train_test_split(
+            pd.DataFrame(x_raw), y, train_size=int(rows), stratify=y, random_state=0
+        )
     x_tr, x_te, y_tr, y_te = train_test_split(
         pd.DataFrame(x_raw), y, test_size=0.3, stratify=y, random_state=seed
     )

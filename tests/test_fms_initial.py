@@ -131,5 +131,34 @@ def test_a_resumed_study_is_not_seeded_again(binary: tuple[Any, Any], tmp_path: 
 def test_a_bad_value_is_one_clear_line_before_any_trial(binary: tuple[Any, Any], bad: Any) -> None:
     X, y = binary
     model = FullModelSelector(sampler="random", n_trials=2, initial_pipelines=bad)
-    with pytest.raises(ValueError, match="initial_pipelines must be None, 'defaults' or a list"):
+    with pytest.raises(ValueError, match=r"initial_pipelines must be None, one of \[.*'defaults'"):
         model.fit(X, y)
+
+
+@pytest.mark.parametrize(
+    ("name", "extra"),
+    [
+        ("svc-c", [(10.0, 1.0), (100.0, 1.0)]),
+        ("svc-grid", [(10.0, 1.0), (100.0, 1.0), (1.0, 0.1), (10.0, 0.1), (100.0, 0.1)]),
+    ],
+)
+def test_a_portfolio_adds_standardised_rbf_svcs_after_the_defaults(
+    binary: tuple[Any, Any], name: str, extra: list[tuple[float, float]]
+) -> None:
+    X, y = binary
+    n = len(extra) + 4
+    model = FullModelSelector(
+        sampler="pso", n_trials=n + 2, random_state=0, initial_pipelines=name
+    ).fit(X, y)
+    trials = model.study_.trials
+    assert [t.user_attrs.get(INITIAL_ATTR) for t in trials] == [*range(n), None, None]
+    defaults = FullModelSelector(
+        sampler="pso", n_trials=4, random_state=0, initial_pipelines="defaults"
+    ).fit(X, y)
+    assert [t.params for t in trials[:4]] == [t.params for t in defaults.study_.trials]
+    for t, (c, g) in zip(trials[4:n], extra):
+        p = t.params
+        assert (p["clf:method"], p["clf:svc:kernel"], p["clf:svc:C"]) == ("svc", "rbf", c)
+        assert p["clf:svc:gamma"] == pytest.approx(g / 8)
+        assert p["pre:standardize"] and p["fs:method"] == "none" and p["post:bias"]
+    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in trials)

@@ -125,3 +125,16 @@ def test_pair_compares_two_runs_on_the_splits_both_have(
     assert "| set | pso (a) | pso (b) | logreg | svc-grid |" in out
     assert "| x | 12.00 | 12.50 | 20.00 | 12.00 |" in out
     assert "| mean | 9.67 | 11.00 | 20.00 | 9.67 |" in out
+
+
+def test_a_set_cut_to_n_rows_is_the_same_rows_for_every_seed(table4: Any) -> None:
+    x0, t0, y0, u0 = table4.split("bupa@100", 0)
+    x1, t1, _, _ = table4.split("bupa@100", 1)
+    assert len(x0) + len(t0) == 100 and len(t0) == 30
+    assert sorted(x0.index.tolist() + t0.index.tolist()) == sorted(
+        x1.index.tolist() + t1.index.tolist()
+    )
+    assert x0.index.tolist() != x1.index.tolist()  # the seed still moves the 70/30 split
+    full, _, yf, _ = table4.split("bupa", 0)
+    assert len(full) > 200
+    assert abs(np.mean(np.r_[y0, u0] == yf[0]) - np.mean(yf == yf[0])) < 0.03  # stratified

@@ -17,6 +17,11 @@ have no class weights; the threshold is how a pipeline balances its errors):
 * ``random_forest(100 trees, max_features=sqrt(n)/n, balanced)``;
 * ``gradient_boosting(100 trees, learning_rate=0.1, max_depth=3)``.
 
+``"svc-c"`` and ``"svc-grid"`` (:data:`PORTFOLIOS`) add standardised RBF SVCs at other
+``(C, gamma)`` after the four: the candidates of a measured change that failed its rule
+(docs/reproductions.md, PSMS, "A portfolio of initial pipelines"); kept so that it can be
+rerun and as options.
+
 A component absent from the space is skipped; ``gamma`` is clipped to the space's range.
 """
 
@@ -37,13 +42,22 @@ from optuna_psms.fms.space import SpaceContext
 BALANCED_METRICS = ("ber",)
 #: ``FullModelSelector``'s and ``optuna-psms select``'s default.
 DEFAULT_INITIAL: str | None = "defaults"
+#: Named sets of initial pipelines: ``"defaults"`` (the four above) and candidates that add
+#: standardised RBF-SVC points ``(C, gamma * n_features)`` after them (measured against
+#: ``"defaults"`` in docs/reproductions.md, "Portfolio").
+PORTFOLIOS: dict[str, tuple[tuple[float, float], ...]] = {
+    "defaults": (),
+    "svc-c": ((10.0, 1.0), (100.0, 1.0)),
+    "svc-grid": ((10.0, 1.0), (100.0, 1.0), (1.0, 0.1), (10.0, 0.1), (100.0, 0.1)),
+}
 #: The user attribute marking a trial enqueued as an initial pipeline (its index).
 INITIAL_ATTR = "fms:initial"
 
 
 def check_initial_pipelines(value: Any) -> None:
-    """Raise ``ValueError`` unless ``value`` is ``None``, ``"defaults"`` or a list of dicts."""
-    if value is None or (isinstance(value, str) and value == "defaults"):
+    """Raise ``ValueError`` unless ``value`` is ``None``, a name of :data:`PORTFOLIOS` or a list
+    of dicts."""
+    if value is None or (isinstance(value, str) and value in PORTFOLIOS):
         return
     if (
         isinstance(value, str | bytes)
@@ -51,15 +65,16 @@ def check_initial_pipelines(value: Any) -> None:
         or not all(isinstance(p, Mapping) and all(isinstance(k, str) for k in p) for p in value)
     ):
         raise ValueError(
-            "initial_pipelines must be None, 'defaults' or a list of parameter dicts "
+            f"initial_pipelines must be None, one of {sorted(PORTFOLIOS)} or a list of "
+            "parameter dicts "
             f"(e.g. [{{'clf:method': 'svc'}}]); got {value!r}."
         )
 
 
 def default_pipelines(
-    space: FullModelSpace, context: SpaceContext, metric: str
+    space: FullModelSpace, context: SpaceContext, metric: str, name: str = "defaults"
 ) -> list[dict[str, Any]]:
-    """The ``"defaults"`` initial pipelines that ``space`` can express (module docstring)."""
+    """The initial pipelines of :data:`PORTFOLIOS` ``name`` that ``space`` can express."""
     if space.task != "classification":
         return []
     common: dict[str, Any] = {f"pre:{name}": False for name in space.preprocessor_names}
@@ -89,6 +104,9 @@ def default_pipelines(
             {"n_estimators": 100, "learning_rate": 0.1, "max_depth": 3},
         ),
     ]
+    for c, g in PORTFOLIOS[name]:
+        gamma = min(max(g / n, 1e-4), 10.0)
+        candidates.append(("svc", scaled, {"C": c, "kernel": "rbf", "gamma": gamma}))
     names = space.classifier_names
     out = []
     for name, base, params in candidates:
@@ -117,7 +135,9 @@ def enqueue_initial(
     check_initial_pipelines(value)
     if value is None or study.get_trials(deepcopy=False):
         return 0
-    pipelines = default_pipelines(space, context, metric) if value == "defaults" else value
+    pipelines = (
+        default_pipelines(space, context, metric, value) if isinstance(value, str) else value
+    )
     for i, params in enumerate(pipelines):
         study.enqueue_trial(dict(params), user_attrs={INITIAL_ATTR: i}, skip_if_exists=True)
     return len(pipelines)
