@@ -184,7 +184,14 @@ def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch
         (["--dataset", "sklearn:iris", "--metric", "nope"], "unknown metric 'nope'"),
         (["--dataset", "sklearn:iris", "--cv", "60"], "fewer than the 60"),
         (["--dataset", "sklearn:iris", "--classifiers", "svm"], "unknown classifier 'svm'"),
-        (["--csv", "one_class.csv", "--target", "y"], "single class"),
+        (
+            ["--csv", "one_class.csv", "--target", "y"],
+            "the target has a single class (1) in all 4 rows; classification needs at least two",
+        ),
+        (
+            ["--csv", "one_class.csv", "--target", "y", "--test-size", "0"],
+            "y has a single class (1); classification needs at least two",
+        ),
         (
             ["--csv", "unlabelled.csv", "--target", "y"],
             "column 'y' of unlabelled.csv has 2 empty value(s) (line 3, 6); drop those rows "

@@ -28,6 +28,13 @@ def split(
         # Stratify on codes: labels of mixed types cannot be sorted by numpy.
         stratify, labels = pd.factorize(pd.Series(np.asarray(y, dtype=object)))
         counts = np.bincount(stratify)
+        if len(counts) == 1:
+            # Said of the whole target: after the split it read as the hold-out's doing.
+            label = labels[0].item() if isinstance(labels[0], np.generic) else labels[0]
+            raise UserError(
+                f"the target has a single class ({label!r}) in all {len(y)} rows; "
+                "classification needs at least two"
+            )
         if 0 < test_size and len(counts) and counts.min() < 2:
             # scikit-learn's own message names the class by its code ("[4]"), not its label.
             label = labels[int(np.argmin(counts))]
