@@ -931,10 +931,17 @@ def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
     assert code == 130 and name.startswith("fms-data-") and f"study '{name}'" in out
     assert err.strip().splitlines() == [
         f"optuna-psms: interrupted; study '{name}' is kept in {db} (0 complete): resume it "
-        f"with the same command and --study-name {name}"
+        f"with the same command and --study-name {name} (and runs 50 more trials: --n-trials "
+        "counts each run's)"
     ]
-    code, _, err = _run(_select_argv(tmp_path, "--storage", db, "--study-name", "x"), capsys)
-    assert code == 130 and err.strip().endswith("(0 complete): the same command resumes it")
+    # The rerun adds --n-trials trials: a user expecting it to top the study up to that
+    # number was surprised by a second full run (26 Nov 2026).
+    argv = _select_argv(tmp_path, "--storage", db, "--study-name", "x", "--n-trials", "7")
+    code, _, err = _run(argv, capsys)
+    assert code == 130 and err.strip().endswith(
+        "(0 complete): the same command resumes it (and runs 7 more trials: --n-trials "
+        "counts each run's)"
+    )
 
 
 def test_select_says_when_it_continues_a_study(
