@@ -931,7 +931,7 @@ def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
     assert code == 130 and name.startswith("fms-data-") and f"study '{name}'" in out
     assert err.strip().splitlines() == [
         f"optuna-psms: interrupted; study '{name}' is kept in {db} (0 complete): resume it "
-        f"with the same command and --study-name {name} (and runs 50 more trials: --n-trials "
+        f"with the same command and --study-name {name} (it runs 50 more trials: --n-trials "
         "counts each run's)"
     ]
     # The rerun adds --n-trials trials: a user expecting it to top the study up to that
@@ -939,7 +939,7 @@ def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
     argv = _select_argv(tmp_path, "--storage", db, "--study-name", "x", "--n-trials", "7")
     code, _, err = _run(argv, capsys)
     assert code == 130 and err.strip().endswith(
-        "(0 complete): the same command resumes it (and runs 7 more trials: --n-trials "
+        "(0 complete): the same command resumes it (it runs 7 more trials: --n-trials "
         "counts each run's)"
     )
 
