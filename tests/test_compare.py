@@ -181,6 +181,8 @@ def test_compare_function_studies_table_and_report(tmp_path: Any, capsys: Any) -
     for sampler in ("pso", "random", "tpe"):
         assert any(line.startswith(sampler + " ") for line in out.splitlines()), out
     assert "vs tpe W/T/L" in out and "too few" in out
+    # TPE runs as the baseline although --samplers did not name it: the first line says so.
+    assert out.startswith("Comparing random,pso and the baseline tpe on rastrigin function")
     text = report.read_text()
     assert "Plotly.newPlot" in text and "plotly.js" in text.lower()  # plotly.js embedded
     assert "<script src=" not in text  # nothing to fetch: opens offline
@@ -475,6 +477,7 @@ def test_csv_full_model_selection(tmp_path: Any, capsys: Any) -> None:
     argv += ["--baseline", "none", "--seeds", "1", "--n-trials", "2", "--storage", url]
     code, out, err = _run([*argv, "--report", "none", "--n-workers", "1"], capsys)
     assert code == 0, err
+    assert out.startswith("Comparing random on full model selection")  # no baseline added
     study = optuna.load_study(study_name="flowers/random/seed0", storage=url)
     assert study.metric_names == ["CV BER"]
     assert study.user_attrs["compare:objective"].startswith("full model selection on ")

@@ -126,12 +126,13 @@ def run(args: argparse.Namespace) -> int:
             raise ComparisonError("--seeds must be at least 1")
         if args.n_trials < 1:
             raise ComparisonError("--n-trials must be at least 1")
-        parse_samplers(args.samplers)
-        if baseline is not None:
-            parse_samplers([baseline])
+        names = parse_samplers(args.samplers)
+        added = ""
+        if baseline is not None and parse_samplers([baseline])[0] not in names:
+            added = f" and the baseline {parse_samplers([baseline])[0]}"  # run too: say so
         spec = _spec(args)
         print(
-            f"Comparing {args.samplers} on {spec.describe()}: "
+            f"Comparing {args.samplers}{added} on {spec.describe()}: "
             f"{args.seeds} seed{'' if args.seeds == 1 else 's'} x "
             f"{args.n_trials} trials, storage {hide_password(args.storage)}"
         )
