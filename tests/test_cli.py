@@ -360,6 +360,33 @@ def _select_argv(tmp_path: Any, *extra: str) -> list[str]:
     ]
 
 
+@pytest.mark.parametrize(
+    ("metric", "label"),
+    [("auc", "1-AUC"), ("balanced_accuracy", "-balanced_accuracy"), ("ber", "ber")],
+)
+def test_select_names_the_loss_it_prints(
+    metric: str, label: str, tmp_path: Any, capsys: Any
+) -> None:
+    # "CV auc on search data: 0.0315" read as an AUC of 0.03; the value is 1 - AUC
+    # (seen by a new user, 26 Nov 2026). A scikit-learn scorer s is minimised as -s.
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/m.db"
+    out_file = str(tmp_path / "m.joblib")
+    argv = _select_argv(tmp_path, "--metric", metric, "--n-trials", "2", "--storage", db)
+    code, out, err = _run([*argv, "--output", out_file, "--study-name", "m"], capsys)
+    assert code == 0, err
+    assert f"2-fold CV {label}, seed 3" in out.splitlines()[0]
+    assert f"CV {label} on search data (2-fold): " in out
+    assert f"held-out {label} (" in out
+    study = optuna.load_study(study_name="m", storage=db)
+    held = study.user_attrs["fms:held_out"]
+    assert held["metric"] == label
+    assert held["cv_on_search_rows"] == study.best_value
+    # A loss, lower is better: 1 - AUC in [0, 1], minus a balanced accuracy in [-1, 0].
+    low, high = (-1.0, 0.0) if metric == "balanced_accuracy" else (0.0, 1.0)
+    assert low <= held["loss"] <= high and low <= study.best_value <= high
+
+
 def test_select_reselect_top_refits_the_re_evaluated_choice(tmp_path: Any, capsys: Any) -> None:
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/r.db"
