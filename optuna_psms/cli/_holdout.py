@@ -28,6 +28,13 @@ def split(
         # Stratify on codes: labels of mixed types cannot be sorted by numpy.
         stratify, labels = pd.factorize(pd.Series(np.asarray(y, dtype=object)))
         counts = np.bincount(stratify)
+        if len(counts) == 1:
+            # Said of the whole target: after the split it read as the hold-out's doing.
+            label = labels[0].item() if isinstance(labels[0], np.generic) else labels[0]
+            raise UserError(
+                f"the target has a single class ({label!r}) in all {len(y)} rows; "
+                "classification needs at least two"
+            )
         if 0 < test_size and len(counts) and counts.min() < 2:
             # scikit-learn's own message names the class by its code ("[4]"), not its label.
             label = labels[int(np.argmin(counts))]
@@ -51,9 +58,17 @@ def split(
     return take(X, search), np.asarray(y)[search], take(X, held), np.asarray(y)[held]
 
 
+#: Losses the output names after what is minimised, not after the metric.
+_LOSS_LABELS = {"r2": "1-R^2", "auc": "1-AUC", "pi_svm": "1-PI_SVM"}
+
+
 def loss_label(metric: str) -> str:
-    """How the loss of ``metric`` is named in the output (``r2`` minimises ``1-R^2``)."""
-    return "1-R^2" if metric == "r2" else metric
+    """How the loss of ``metric`` is named in the output: ``r2`` minimises ``1-R^2``, ``auc``
+    ``1-AUC``, ``pi_svm`` ``1-PI_SVM`` and a scikit-learn scorer ``s`` minimises ``-s`` (so
+    that "CV auc 0.03" is not read as an AUC of 0.03)."""
+    if metric in _LOSS_LABELS:
+        return _LOSS_LABELS[metric]
+    return metric if metric in ("ber", "error", "rmse", "mae", "mse") else f"-{metric}"
 
 
 def holdout_loss(metric: str, model: Any, X: Any, y: Any) -> tuple[str, float]:
@@ -84,12 +99,13 @@ def holdout_loss(metric: str, model: Any, X: Any, y: Any) -> tuple[str, float]:
         classes = list(model.classes_)
         codes = np.array([classes.index(v) for v in y])
         if len(classes) == 2:
-            return "auc", float(1.0 - roc_auc_score(codes, proba[:, 1]))
+            return loss_label(metric), float(1.0 - roc_auc_score(codes, proba[:, 1]))
         labels = np.arange(len(classes))
-        return "auc", float(1.0 - roc_auc_score(codes, proba, multi_class="ovr", labels=labels))
+        auc = roc_auc_score(codes, proba, multi_class="ovr", labels=labels)
+        return loss_label(metric), float(1.0 - auc)
     from sklearn.metrics import get_scorer
 
-    return metric, -float(get_scorer(metric)(model, X, y))
+    return loss_label(metric), -float(get_scorer(metric)(model, X, y))
 
 
 def report_held_out(
@@ -148,6 +164,7 @@ def report_held_out(
     note_held_out(
         study,
         f"{name} **{loss:.4f}** on {len(y_held)} rows the search never saw ({what}). "
-        f"The *Best Trial* value is the {settings['cv']}-fold CV {name} on the search "
+        f"The *Best Trial* value is the {settings['cv']}-fold CV "
+        f"{loss_label(settings['metric'])} on the search "
         f"rows ({best.value:.4f}), the best of the trials: optimistic.",
     )

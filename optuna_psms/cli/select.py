@@ -262,6 +262,8 @@ def _read_back(
         resume = "the same command resumes it"
     else:
         resume = f"resume it with the same command and --study-name {study_name}"
+    # A rerun adds --n-trials trials to those already in the study; not "up to" that number.
+    resume += f" (it runs {args.n_trials} more trials: --n-trials counts each run's)"
     try:
         study = optuna.load_study(study_name=study_name, storage=storage)
         trials = study.get_trials(deepcopy=False)
