@@ -139,6 +139,18 @@ def vote(
     }
 
 
+def row_name(sampler: str, initial: str | None, cv: int, trials: int) -> str:
+    """The rows' sampler name: ``sampler``, then ``+INITIAL``, ``+cvK`` (``cv != 2``) and
+    ``+tN`` (``trials != 100``, the trials of every row committed before the suffix)."""
+    if initial is not None:
+        sampler = f"{sampler}+{initial}"
+    if cv != 2:
+        sampler = f"{sampler}+cv{cv}"
+    if trials != 100:
+        sampler = f"{sampler}+t{trials}"
+    return sampler
+
+
 def _run(
     name: str,
     seed: int,
@@ -160,10 +172,7 @@ def _run(
         ensemble_top=1,
         initial_pipelines=initial,
     )
-    if initial is not None:  # the rows of such searches are told apart by their name
-        sampler = f"{sampler}+{initial}"
-    if cv != 2:
-        sampler = f"{sampler}+cv{cv}"
+    sampler = row_name(sampler, initial, cv, trials)
     selector.fit(x_tr, y_tr)
     searched = time.perf_counter() - start
     fitted = members(selector, x_tr, y_tr, max(ks), seed)

@@ -6,7 +6,12 @@ of test BER against ``centred10`` (W/T/L, mean ± standard error, points) on the
 and on the confirming seeds, and the change pooled over the samplers (mean of their means).
 
 Rules: ``centredK`` for every K the rows hold, and (with ``--scores``) ``divC_K``: the centred
-vote of the first K members in rank order keeping at most C per classifier (``clf:method``).
+vote of the first K members in rank order keeping at most C per classifier (``clf:method``),
+and ``tolC``: the centred vote of the members (of the rows' ten) whose CV BER is at most the
+best member's plus ``C`` standard errors of it (``C`` in :data:`TOLERANCES`; the standard
+error of a balanced error rate ``b`` estimated on ``n0`` and ``n1`` rows of the two classes,
+``sqrt(b (1 - b) (1/n0 + 1/n1) / 4)``, with the training part's class counts taken as 7/3 of
+the test part's), so that a member the CV can tell apart from the best stays out of the vote.
 
 Run (the figures of docs/reproductions.md, PSMS, "the vote on 50 fresh splits")::
 
@@ -55,6 +60,21 @@ def diverse(side: dict[str, Any], k: int, cap: int) -> float:
     return ber(np.asarray(side["y_test"]), (scores.mean(axis=0) >= 0.5).astype(int))
 
 
+#: The ``C`` of the ``tolC`` rules.
+TOLERANCES = (0.5, 1.0, 2.0)
+
+
+def tolerant(row: dict[str, Any], side: dict[str, Any], c: float) -> float:
+    """Test BER of the centred vote of the members within ``c`` standard errors of the best."""
+    y = np.asarray(side["y_test"])
+    n0, n1 = (7.0 / 3.0 * np.sum(y == k) for k in (0, 1))
+    cv = np.asarray(row["member_cv_ber"], dtype=float) / 100.0
+    se = float(np.sqrt(cv[0] * (1.0 - cv[0]) * (1.0 / n0 + 1.0 / n1) / 4.0))
+    chosen = np.flatnonzero(cv <= cv[0] + c * se + 1e-12)
+    scores = np.asarray(side["member_scores"])[chosen]
+    return ber(y, (scores.mean(axis=0) >= 0.5).astype(int))
+
+
 def table(
     rows: list[dict[str, Any]],
     sides: list[dict[str, Any]],
@@ -63,13 +83,18 @@ def table(
 ) -> list[str]:
     """One line per rule: its change against centred10 in each block of seeds."""
     results = {(r["set"], r["seed"], r["sampler"]): dict(r["test_ber"]) for r in rows}
+    by_key = {(r["set"], r["seed"], r["sampler"]): r for r in rows}
     for side in sides:
         key = (side["set"], side["seed"], side["sampler"])
         if key in results:
             for cap in (2, 3):
                 results[key][f"div{cap}_10"] = diverse(side, 10, cap)
+            for c in TOLERANCES:
+                results[key][f"tol{c:g}"] = tolerant(by_key[key], side, c)
     common = set.intersection(*(set(results[k]) for k in results if k[2] in samplers))
-    rules = [r for r in sorted(common) if r.startswith(("centred", "div")) and r != "centred10"]
+    rules = [
+        r for r in sorted(common) if r.startswith(("centred", "div", "tol")) and r != "centred10"
+    ]
     lines = ["| rule | " + " | ".join(f"seeds {name}" for name in blocks) + " |"]
     lines.append("|---" * (len(blocks) + 1) + "|")
     everyone: set[tuple[str, int]] = {(k[0], k[1]) for k in results}
@@ -101,14 +126,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scores", default=None, help="its --scores side file")
     parser.add_argument("--samplers", nargs="+", default=["pso", "tpe"])
     parser.add_argument("--choose", type=_seeds, required=True, metavar="A-B")
-    parser.add_argument("--confirm", type=_seeds, required=True, metavar="A-B")
+    parser.add_argument("--confirm", type=_seeds, default=None, metavar="A-B")
     args = parser.parse_args(argv)
     rows = [json.loads(line) for line in open(args.rows) if line.strip()]
     sides = [] if args.scores is None else [json.loads(x) for x in open(args.scores) if x.strip()]
-    blocks = {
-        f"{args.choose[0]}-{args.choose[-1]} (choosing)": args.choose,
-        f"{args.confirm[0]}-{args.confirm[-1]} (confirming)": args.confirm,
-    }
+    blocks = {f"{args.choose[0]}-{args.choose[-1]} (choosing)": args.choose}
+    if args.confirm is not None:
+        blocks[f"{args.confirm[0]}-{args.confirm[-1]} (confirming)"] = args.confirm
     print("\n".join(table(rows, sides, args.samplers, blocks)))
 
 

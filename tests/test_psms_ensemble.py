@@ -61,7 +61,7 @@ def test_scores_side_file_replays_the_centred_vote(script: Any, tmp_path: Path) 
     out, side = tmp_path / "rows.jsonl", tmp_path / "scores.jsonl"
     row = script._run("heart", 0, "random", 8, [1, 3], str(out), str(side))
     saved = json.loads(side.read_text())
-    assert (saved["set"], saved["seed"], saved["sampler"]) == ("heart", 0, "random")
+    assert (saved["set"], saved["seed"], saved["sampler"]) == ("heart", 0, "random+t8")
     y = np.asarray(saved["y_test"])
     scores = np.asarray(saved["member_scores"])
     assert scores.shape == (row["n_members"], y.size) and len(saved["member_params"]) == 3
@@ -178,7 +178,28 @@ def test_cv_reaches_the_search_and_names_the_rows(script: Any, monkeypatch: Any)
 
     monkeypatch.setattr(script, "FullModelSelector", spy)
     row = script._run("heart", 0, "random", 4, [1], None, None, "defaults", 5)
-    assert row["sampler"] == "random+defaults+cv5" and seen[0] == 5
+    assert row["sampler"] == "random+defaults+cv5+t4" and seen[0] == 5
     first = len(seen)  # the search's selector is the first one each run makes
     row = script._run("heart", 0, "random", 4, [1], None, None, None, 2)
-    assert row["sampler"] == "random" and seen[first] == 2  # the default keeps the old names
+    assert row["sampler"] == "random+t4" and seen[first] == 2
+    # cv=2 and 100 trials (every committed row) keep the old names
+    assert script.row_name("pso", "defaults", 2, 100) == "pso+defaults"
+    assert script.row_name("pso", None, 5, 300) == "pso+cv5+t300"
+
+
+def test_the_tolerance_vote_keeps_the_members_the_cv_cannot_tell_from_the_best(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(DOCS))
+    import psms_vote_rules
+
+    # 30 test rows per class: 70 training rows per class, so at a best CV BER of 20% one
+    # standard error is sqrt(0.2 * 0.8 * (2 / 70) / 4) = 3.4 points.
+    y = [0] * 30 + [1] * 30
+    right, wrong = [0.2] * 30 + [0.8] * 30, [0.8] * 30 + [0.2] * 30
+    side = {"y_test": y, "member_scores": [right, wrong, wrong]}
+    row = {"member_cv_ber": [20.0, 23.0, 30.0]}
+    assert psms_vote_rules.tolerant(row, side, 0.5) == 0.0  # the best alone
+    assert psms_vote_rules.tolerant(row, side, 1.0) == 50.0  # best + one wrong: a tie, 0.5
+    assert psms_vote_rules.tolerant(row, side, 2.0) == 50.0
+    assert psms_vote_rules.tolerant(row, side, 4.0) == 100.0  # two wrong against one right
