@@ -184,7 +184,14 @@ def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch
         (["--dataset", "sklearn:iris", "--metric", "nope"], "unknown metric 'nope'"),
         (["--dataset", "sklearn:iris", "--cv", "60"], "fewer than the 60"),
         (["--dataset", "sklearn:iris", "--classifiers", "svm"], "unknown classifier 'svm'"),
-        (["--csv", "one_class.csv", "--target", "y"], "single class"),
+        (
+            ["--csv", "one_class.csv", "--target", "y"],
+            "the target has a single class (1) in all 4 rows; classification needs at least two",
+        ),
+        (
+            ["--csv", "one_class.csv", "--target", "y", "--test-size", "0"],
+            "y has a single class (1); classification needs at least two",
+        ),
         (
             ["--csv", "unlabelled.csv", "--target", "y"],
             "column 'y' of unlabelled.csv has 2 empty value(s) (line 3, 6); drop those rows "
@@ -353,6 +360,33 @@ def _select_argv(tmp_path: Any, *extra: str) -> list[str]:
     ]
 
 
+@pytest.mark.parametrize(
+    ("metric", "label"),
+    [("auc", "1-AUC"), ("balanced_accuracy", "-balanced_accuracy"), ("ber", "ber")],
+)
+def test_select_names_the_loss_it_prints(
+    metric: str, label: str, tmp_path: Any, capsys: Any
+) -> None:
+    # "CV auc on search data: 0.0315" read as an AUC of 0.03; the value is 1 - AUC
+    # (seen by a new user, 26 Nov 2026). A scikit-learn scorer s is minimised as -s.
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/m.db"
+    out_file = str(tmp_path / "m.joblib")
+    argv = _select_argv(tmp_path, "--metric", metric, "--n-trials", "2", "--storage", db)
+    code, out, err = _run([*argv, "--output", out_file, "--study-name", "m"], capsys)
+    assert code == 0, err
+    assert f"2-fold CV {label}, seed 3" in out.splitlines()[0]
+    assert f"CV {label} on search data (2-fold): " in out
+    assert f"held-out {label} (" in out
+    study = optuna.load_study(study_name="m", storage=db)
+    held = study.user_attrs["fms:held_out"]
+    assert held["metric"] == label
+    assert held["cv_on_search_rows"] == study.best_value
+    # A loss, lower is better: 1 - AUC in [0, 1], minus a balanced accuracy in [-1, 0].
+    low, high = (-1.0, 0.0) if metric == "balanced_accuracy" else (0.0, 1.0)
+    assert low <= held["loss"] <= high and low <= study.best_value <= high
+
+
 def test_select_reselect_top_refits_the_re_evaluated_choice(tmp_path: Any, capsys: Any) -> None:
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/r.db"
@@ -473,13 +507,14 @@ def test_select_ensemble_top_one_saves_the_chosen_pipeline_alone(
 
 
 def test_select_initial_pipelines_come_first_and_default_as_the_selector(
-    tmp_path: Any, capsys: Any
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import inspect
 
     from optuna_psms.fms import FullModelSelector
     from optuna_psms.fms._initial import INITIAL_ATTR
 
+    monkeypatch.chdir(tmp_path)  # without --output, the model goes to ./psms_model.joblib
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
     argv = _select_argv(tmp_path, "--n-trials", "3", "--storage", db)
@@ -923,14 +958,24 @@ def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
     assert code == 130 and name.startswith("fms-data-") and f"study '{name}'" in out
     assert err.strip().splitlines() == [
         f"optuna-psms: interrupted; study '{name}' is kept in {db} (0 complete): resume it "
-        f"with the same command and --study-name {name}"
+        f"with the same command and --study-name {name} (it runs 50 more trials: --n-trials "
+        "counts each run's)"
     ]
-    code, _, err = _run(_select_argv(tmp_path, "--storage", db, "--study-name", "x"), capsys)
-    assert code == 130 and err.strip().endswith("(0 complete): the same command resumes it")
+    # The rerun adds --n-trials trials: a user expecting it to top the study up to that
+    # number was surprised by a second full run (26 Nov 2026).
+    argv = _select_argv(tmp_path, "--storage", db, "--study-name", "x", "--n-trials", "7")
+    code, _, err = _run(argv, capsys)
+    assert code == 130 and err.strip().endswith(
+        "(0 complete): the same command resumes it (it runs 7 more trials: --n-trials "
+        "counts each run's)"
+    )
 
 
-def test_select_says_when_it_continues_a_study(tmp_path: Any, capsys: Any) -> None:
+def test_select_says_when_it_continues_a_study(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Rerun after Ctrl-C, the first line read exactly as for a new study.
+    monkeypatch.chdir(tmp_path)  # without --output, the model goes to ./psms_model.joblib
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
     argv = _select_argv(tmp_path, "--storage", db, "--study-name", "again", "--n-trials", "2")

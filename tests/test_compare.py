@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+import html
 import os
 import signal
 import subprocess
@@ -180,10 +181,27 @@ def test_compare_function_studies_table_and_report(tmp_path: Any, capsys: Any) -
     for sampler in ("pso", "random", "tpe"):
         assert any(line.startswith(sampler + " ") for line in out.splitlines()), out
     assert "vs tpe W/T/L" in out and "too few" in out
+    # TPE runs as the baseline although --samplers did not name it: the first line says so.
+    assert out.startswith("Comparing random,pso and the baseline tpe on rastrigin function")
     text = report.read_text()
     assert "Plotly.newPlot" in text and "plotly.js" in text.lower()  # plotly.js embedded
     assert "<script src=" not in text  # nothing to fetch: opens offline
     assert "Best value so far" in text and '<td class="num">pso</td>' in text
+    assert "no rows held out" not in text  # said of full model selection only
+
+
+def test_report_says_full_model_selection_values_are_cv_on_all_rows(tmp_path: Any) -> None:
+    # The terminal's table title says so; the HTML report, read later by others, too.
+    from optuna_psms.compare import FMS_VALUE_NOTE
+    from optuna_psms.compare import ObjectiveSpec
+
+    spec = ObjectiveSpec("dataset", "sklearn:iris")
+    result = compare_samplers(spec, "random", n_seeds=1, n_trials=2, baseline=None)
+    assert result.value_note == FMS_VALUE_NOTE
+    report = tmp_path / "r.html"
+    result.write_report(str(report))
+    assert "no rows held out" in FMS_VALUE_NOTE
+    assert html.escape(FMS_VALUE_NOTE) in report.read_text()
 
 
 def test_resume_runs_only_what_is_missing(tmp_path: Any, capsys: Any) -> None:
@@ -304,6 +322,29 @@ def test_bad_input_is_one_line(
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("optuna-psms: error: "), err
     assert message in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--n-trials", "0"], "--n-trials must be at least 1"),
+        (["--seeds", "0"], "--seeds must be at least 1"),
+        (["--samplers", "pso,psox"], "unknown sampler 'psox'"),
+        (["--baseline", "tpee"], "unknown sampler 'tpee'"),
+    ],
+)
+def test_bad_settings_are_refused_before_the_first_line(
+    extra: list[str], message: str, tmp_path: Any, capsys: Any
+) -> None:
+    # The first line announces the run ("Comparing ... 1 seed x 0 trials"): a refused one
+    # prints nothing but the error, which names the option.
+    url = f"sqlite:///{tmp_path / 'bad.db'}"
+    argv = ["compare", "--dataset", "sklearn:iris", "--samplers", "pso", "--storage", url]
+    code, out, err = _run([*argv, *extra, "--no-progress-bar"], capsys)
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"optuna-psms: error: {message}"), err
 
 
 def test_failing_objective_is_one_line(tmp_path: Any, capfd: Any, monkeypatch: Any) -> None:
@@ -436,6 +477,7 @@ def test_csv_full_model_selection(tmp_path: Any, capsys: Any) -> None:
     argv += ["--baseline", "none", "--seeds", "1", "--n-trials", "2", "--storage", url]
     code, out, err = _run([*argv, "--report", "none", "--n-workers", "1"], capsys)
     assert code == 0, err
+    assert out.startswith("Comparing random on full model selection")  # no baseline added
     study = optuna.load_study(study_name="flowers/random/seed0", storage=url)
     assert study.metric_names == ["CV BER"]
     assert study.user_attrs["compare:objective"].startswith("full model selection on ")

@@ -110,10 +110,13 @@ def test_classifier_script_predicts_like_the_estimator(tmp_path: Any) -> None:
     exec(compile(text, path, "exec"), namespace)
     fitted = namespace["fit"](X, labels)
     np.testing.assert_array_equal(namespace["predict"](fitted, X), model.predict(X))
-    # As a program, on CSV files.
-    frame = X.assign(label=labels)
+    # As a program, on CSV files that also hold an ID the search never saw (a user's
+    # `select --drop id`): the script fitted on it as a feature (seen 26 Nov 2026).
+    assert namespace["COLUMNS"] == list(X.columns)
+    ids = [f"row{i:04d}" for i in range(len(X))]
+    frame = X.assign(label=labels).assign(id=ids)
     frame.to_csv(tmp_path / "train.csv", index=False)
-    X.to_csv(tmp_path / "new.csv", index=False)
+    X.assign(id=ids)[["id", *X.columns[::-1]]].to_csv(tmp_path / "new.csv", index=False)
     printed = _run_script(path, str(tmp_path / "train.csv"), "label", str(tmp_path / "new.csv"))
     assert printed == list(model.predict(X))
 
@@ -137,6 +140,7 @@ def test_classifier_script_keeps_mixed_type_labels(tmp_path: Any) -> None:
     text = model.export_python(path)
     namespace: dict[str, Any] = {}
     exec(compile(text, path, "exec"), namespace)
+    assert namespace["COLUMNS"] is None  # fitted on unnamed columns
     fitted = namespace["fit"](X, labels)
     predicted = namespace["predict"](fitted, X)
     assert _typed(predicted) == _typed(model.predict(X))

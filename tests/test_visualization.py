@@ -216,6 +216,13 @@ def test_model_choices_shares_per_group_of_trials() -> None:
     assert bars["svc"].y[2] == pytest.approx(1.0)
     standardize = _trace(figure, "standardize")
     assert standardize.y[0] == pytest.approx(0.3)  # 0, 4, 8
+    # Each preprocessing line is named in its panel's title, in the line's colour: the
+    # dashboard's panel scrolls the legend, whose preprocessing entries were out of sight.
+    title = figure.layout.annotations[2].text
+    lines = [t for t in figure.data if t.legendgroup == "preprocessing"]
+    assert lines and title.startswith("preprocessing on: ")
+    for line in lines:
+        assert f"<span style='color:{line.line.color}'>{line.name}</span>" in title
     with pytest.raises(ValueError, match="n_bins"):
         plot_model_choices(study, n_bins=0)
 

@@ -26,7 +26,9 @@ table (and plots) from such files without running anything, merging invocations 
 samplers or other functions (a sampler not run on a function gets ``-``, and the table adds
 the normalized regret over the functions every sampler ran); ``--plots DIR`` writes an
 ECDF of targets reached (COCO-style, targets ``10^2 ... 10^-8``) and per-function
-convergence curves as PNG files (needs matplotlib).
+convergence curves as PNG files (needs matplotlib). ``--pair A B`` prints, instead of the
+table, ``A`` against ``B`` per function and over the suite (tests and verdict in
+:mod:`optuna_psms.benchmarks._bbob_pair`).
 
 :func:`make_objective` gives one problem as an Optuna objective, for scripts and for
 ``optuna-psms compare``.
@@ -41,7 +43,6 @@ from concurrent.futures import ProcessPoolExecutor
 import functools
 import json
 import math
-import statistics
 import sys
 import time
 from typing import Any
@@ -50,10 +51,14 @@ import numpy as np
 import optuna
 
 from optuna_psms.benchmarks._args import positive_int
+from optuna_psms.benchmarks._bbob_table import LOSS_LEVEL as LOSS_LEVEL
+from optuna_psms.benchmarks._bbob_table import loss_p_value as loss_p_value
+from optuna_psms.benchmarks._bbob_table import markdown as markdown
+from optuna_psms.benchmarks._bbob_table import merge_saved as merge_saved
+from optuna_psms.benchmarks._bbob_table import seed_list as seed_list
+from optuna_psms.benchmarks._bbob_table import seeds_label
+from optuna_psms.benchmarks._bbob_table import summarize as summarize
 
-
-#: Level of the one-sided Mann-Whitney U test that marks a loss to random significant.
-LOSS_LEVEL = 0.05
 
 #: The 24 noiseless ``bbob`` functions, by COCO function id.
 FUNCTION_NAMES: dict[int, str] = {
@@ -283,145 +288,6 @@ def run_one(
     return trace, float(np.mean(np.abs(x) == UPPER)), float(np.mean(x == 0.0))
 
 
-def _ratio(value: float, reference: float) -> float:
-    if reference > 0:
-        return value / reference
-    return 1.0 if value <= reference else math.inf
-
-
-def loss_p_value(sampler: Sequence[float], random: Sequence[float]) -> float:
-    """One-sided p of "the sampler's final regrets tend to be larger than random's".
-
-    Mann-Whitney U (rank-sum) over the runs (seeds x instances), exact for small samples
-    without ties; 1.0 when either side has fewer than two runs.
-    """
-    if len(sampler) < 2 or len(random) < 2:
-        return 1.0
-    from scipy.stats import mannwhitneyu
-
-    return float(mannwhitneyu(sampler, random, alternative="greater").pvalue)
-
-
-def summarize(
-    runs: list[dict[str, Any]], samplers: Sequence[str], functions: Sequence[int]
-) -> dict[str, Any]:
-    """Per-function ratios to random and the normalized regret of every sampler.
-
-    A sampler need not have run on every function (runs merged from invocations over
-    different function sets): its missing ratios are absent from ``"ratio"``, its
-    ``"normalized"`` is the mean over ``functions`` only if it ran on all of them (absent
-    otherwise), and ``"common"`` holds every sampler's mean over the functions all of them
-    ran (``"common_functions"``). ``random`` must have run on every function.
-    """
-    finals: dict[tuple[str, int], list[float]] = {}
-    for run in runs:
-        finals.setdefault((run["sampler"], run["function"]), []).append(run["trace"][-1])
-    median = {k: statistics.median(v) for k, v in finals.items()}
-    missing = [f for f in functions if ("random", f) not in median]
-    if missing:
-        raise ValueError(f"random did not run on functions {missing}: nothing to normalize by.")
-    ratio = {
-        (s, f): _ratio(median[(s, f)], median[("random", f)])
-        for s in samplers
-        for f in functions
-        if (s, f) in median
-    }
-    ran = {s: [f for f in functions if (s, f) in ratio] for s in samplers}
-    common = [f for f in functions if all((s, f) in ratio for s in samplers)]
-    normalized = {
-        s: statistics.fmean(ratio[(s, f)] for f in functions)
-        for s in samplers
-        if len(ran[s]) == len(functions)
-    }
-    losses = {s: [f for f in ran[s] if ratio[(s, f)] > 1.0] for s in samplers}
-    loss_p = {
-        (s, f): loss_p_value(finals[(s, f)], finals[("random", f)])
-        for s in samplers
-        for f in losses[s]
-    }
-    out: dict[str, Any] = {
-        "median": median,
-        "ratio": ratio,
-        "normalized": normalized,
-        "losses": losses,
-        "loss_p": loss_p,
-        "significant_losses": {
-            s: [f for f in losses[s] if loss_p[(s, f)] < LOSS_LEVEL] for s in samplers
-        },
-        "ran": ran,
-        "common_functions": common,
-        "common": {s: statistics.fmean(ratio[(s, f)] for f in common) for s in samplers if common},
-    }
-    for key in ("wall", "centre"):
-        values: dict[str, list[float]] = {}
-        for run in runs:
-            if key in run and run["function"] in functions:
-                values.setdefault(run["sampler"], []).append(run[key])
-        out[key] = {s: statistics.fmean(v) for s, v in values.items()}
-    return out
-
-
-def markdown(summary: dict[str, Any], samplers: Sequence[str], functions: Sequence[int]) -> str:
-    """The table: ratio to random's median final regret per function, ``L`` above 1.
-
-    ``L*`` marks a loss that is significant (see :func:`loss_p_value`); a summary without
-    ``"significant_losses"`` (older callers) marks none.
-
-    A function a sampler did not run on is ``-``; so is its normalized regret over all the
-    functions, and a row gives every sampler's mean over the functions all of them ran.
-    """
-    ratio = summary["ratio"]
-    ran = summary.get("ran", {s: list(functions) for s in samplers})
-    significant = summary.get("significant_losses", {})
-    lines = ["| function | " + " | ".join(samplers) + " |", "|---" * (len(samplers) + 1) + "|"]
-    for f in functions:
-        cells = []
-        for s in samplers:
-            r = ratio.get((s, f))
-            mark = " L*" if f in significant.get(s, ()) else " L" if r and r > 1.0 else ""
-            cells.append("-" if r is None else f"{r:.3g}{mark}")
-        lines.append(f"| f{f} {FUNCTION_NAMES[f]} | " + " | ".join(cells) + " |")
-    normalized = summary["normalized"]
-    common = summary.get("common_functions", functions)
-    label = "" if len(common) == len(functions) else f" (all {len(functions)} functions)"
-    lines.append(
-        f"| **normalized regret**{label} | "
-        + " | ".join(f"**{normalized[s]:.3f}**" if s in normalized else "-" for s in samplers)
-        + " |"
-    )
-    if 0 < len(common) < len(functions):
-        lines.append(
-            f"| normalized regret over the {len(common)} "
-            f"function{'s' if len(common) > 1 else ''} every sampler ran | "
-            + " | ".join(f"{summary['common'][s]:.3f}" for s in samplers)
-            + " |"
-        )
-    lines.append(
-        "| functions worse than random | "
-        + " | ".join(
-            str(len(summary["losses"][s]))
-            + ("" if len(ran[s]) == len(functions) else f" of {len(ran[s])}")
-            for s in samplers
-        )
-        + " |"
-    )
-    if significant:
-        lines.append(
-            f"| of which significant (one-sided Mann-Whitney, p < {LOSS_LEVEL:g}) | "
-            + " | ".join(str(len(significant[s])) for s in samplers)
-            + " |"
-        )
-    for key, label in (("wall", "on a wall"), ("centre", "on the centre")):
-        shares = summary.get(key, {})
-        if shares:
-            lines.append(
-                f"| % coordinates exactly {label} | "
-                + " | ".join(f"{100 * shares[s]:.1f}" if s in shares else "-" for s in samplers)
-                + " |"
-            )
-    return "\n".join(lines)
-
-
 def _parse_ids(text: str) -> list[int]:
     out: list[int] = []
     for part in text.split(","):
@@ -430,59 +296,10 @@ def _parse_ids(text: str) -> list[int]:
     return out
 
 
-def seed_list(meta: dict[str, Any]) -> list[int]:
-    """The seeds of a saved run's ``meta`` (files before ``--first-seed``: ``0 .. seeds-1``)."""
-    if "seed_list" in meta:
-        return [int(s) for s in meta["seed_list"]]
-    return list(range(int(meta["seeds"])))
-
-
-def _seeds_label(seeds: Sequence[int]) -> str:
-    """``0-2`` for consecutive seeds, else ``0, 2, 5``."""
-    seeds = sorted(seeds)
-    if seeds and seeds == list(range(seeds[0], seeds[-1] + 1)):
-        return f"{seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else str(seeds[0])
-    return ", ".join(map(str, seeds))
-
-
-def merge_saved(
-    paths: Sequence[str], parser: argparse.ArgumentParser
-) -> tuple[dict[str, Any], list[Any]]:
-    """One run from several saved ones (seeded runs are identical across invocations).
-
-    The files must share dimension, trials and instances; their seeds, functions and
-    samplers are united (a file of seed 2 adds a third seed to a file of seeds 0-1; a sampler
-    may lack some functions: see :func:`summarize`); a run saved in several files is taken
-    from the last one. ``meta["seed_list"]`` lists the seeds, ``meta["files"]`` names the
-    files and ``meta["seconds"]`` sums their run times. A mismatch is a ``parser.error``.
-    """
-    meta: dict[str, Any] = {}
-    runs: dict[tuple[str, int, int, int], Any] = {}
-    for path in paths:
-        with open(path) as fh:
-            saved = json.load(fh)
-        m = saved["meta"]
-        seeds = seed_list(m)
-        if meta:
-            for key in ("dim", "trials", "instances"):
-                if m[key] != meta[key]:
-                    parser.error(f"--from-json: {path} differs in {key}")
-            meta["seed_list"] = sorted(set(meta["seed_list"]) | set(seeds))
-            meta["seeds"] = len(meta["seed_list"])
-            meta["samplers"] += [s for s in m["samplers"] if s not in meta["samplers"]]
-            meta["functions"] = sorted(set(meta["functions"]) | set(m["functions"]))
-            meta["command"] += " + " + m["command"]
-            meta["seconds"] = round(meta.get("seconds", 0) + m.get("seconds", 0), 1)
-        else:
-            meta = dict(m, files=[], seed_list=seeds)
-        meta["files"].append(str(path).rsplit("/", 1)[-1])
-        for run in saved["runs"]:
-            runs[(run["sampler"], run["function"], run["instance"], run["seed"])] = run
-    return meta, list(runs.values())
-
-
 def main(argv: list[str] | None = None) -> None:
     from optuna_psms._registry import SAMPLERS
+    from optuna_psms.benchmarks._bbob_pair import check_pairs
+    from optuna_psms.benchmarks._bbob_pair import print_pairs
 
     parser = argparse.ArgumentParser(
         prog="python -m optuna_psms.benchmarks.bbob",
@@ -517,6 +334,14 @@ def main(argv: list[str] | None = None) -> None:
         "and instances required, seeds are united)",
     )
     parser.add_argument("--plots", default=None, help="directory for ECDF/convergence PNGs")
+    parser.add_argument(
+        "--pair",
+        nargs=2,
+        action="append",
+        metavar=("A", "B"),
+        help="instead of the table: A against B per function (Mann-Whitney W/T/L) and over "
+        "the functions (Wilcoxon signed-rank); repeatable",
+    )
     args = parser.parse_args(argv)
     if args.first_seed < 0:
         parser.error(f"--first-seed must be >= 0, got {args.first_seed}")
@@ -536,6 +361,7 @@ def main(argv: list[str] | None = None) -> None:
         if bad:
             parser.error(f"--functions: unknown ids {bad} (1-24)")
         samplers = ["random"] + [s for s in args.samplers if s != "random"]
+        check_pairs(args.pair, samplers, parser)
         for s in samplers:
             try:
                 build_sampler(s, 0, args.trials)
@@ -572,18 +398,24 @@ def main(argv: list[str] | None = None) -> None:
         if args.json:
             with open(args.json, "w") as fh:
                 json.dump({"meta": meta, "runs": runs}, fh)
-    try:
-        summary = summarize(runs, samplers, functions)
-    except ValueError as exc:
-        parser.error(str(exc))
-    print(
+    heading = (
         f"bbob, {meta['dim']} dimensions, {meta['trials']} trials, "
-        f"seeds {_seeds_label(seed_list(meta))}, "
-        f"instances {meta['instances']} (optuna {meta['optuna']}): median final regret / "
-        "RandomSampler's, per function; L: worse than random; L*: significantly worse "
-        f"(one-sided Mann-Whitney over the runs, p < {LOSS_LEVEL:g}).\n"
+        f"seeds {seeds_label(seed_list(meta))}, instances {meta['instances']}"
     )
-    print(markdown(summary, samplers, functions))
+    if args.pair:
+        check_pairs(args.pair, samplers, parser)
+        print_pairs(args.pair, runs, functions, heading, parser)
+    else:
+        try:
+            summary = summarize(runs, samplers, functions)
+        except ValueError as exc:
+            parser.error(str(exc))
+        print(
+            f"{heading} (optuna {meta['optuna']}): median final regret / "
+            "RandomSampler's, per function; L: worse than random; L*: significantly worse "
+            f"(one-sided Mann-Whitney over the runs, p < {LOSS_LEVEL:g}).\n"
+        )
+        print(markdown(summary, samplers, functions))
     if args.plots:
         from optuna_psms.benchmarks._bbob_plots import write_plots
 

@@ -130,7 +130,8 @@ def _column_list(columns: Any) -> str:
 
 
 def drop_names(values: list[str] | None) -> list[str]:
-    """The column names of ``--drop``: ``--drop id name`` and ``--drop id,name`` alike."""
+    """The column names of ``--drop`` (or ``--keep``): ``--drop id name`` and
+    ``--drop id,name`` alike."""
     names: list[str] = []
     for value in values or []:
         names.extend(part.strip() for part in value.split(",") if part.strip())
@@ -158,11 +159,44 @@ def drop_columns(
                 f"--drop: {name!r} is the --target column; it is never a feature, so there "
                 f"is nothing to drop"
             )
+    check_columns(X, names, where, "--drop")
+    return X.drop(columns=names) if names else X
+
+
+def check_columns(X: pd.DataFrame, names: list[str], where: str, option: str) -> None:
+    """Raise a one-line error for the first of ``names`` that is not a column of ``X``.
+
+    Args:
+        X: The data.
+        names: Column names given with ``option``.
+        where: The data's name for the message (a path or a dataset name).
+        option: The option that named them (``--drop``, ``--keep``).
+
+    Raises:
+        UserError: A name is not a column (the message names it and lists the columns).
+    """
+    for name in names:
         if name not in X.columns:
             raise UserError(
-                f"--drop: column {name!r} not found in {where}; columns: {_column_list(X.columns)}"
+                f"{option}: column {name!r} not found in {where}; "
+                f"columns: {_column_list(X.columns)}"
             )
-    return X.drop(columns=names) if names else X
+
+
+def text_columns(path: str, names: list[str]) -> pd.DataFrame:
+    """The columns ``names`` of the CSV file ``path`` as written (``predict --keep``): text,
+    so that an identifier such as ``007`` stays ``007`` and an empty cell stays empty.
+
+    Raises:
+        UserError: The file cannot be read (it was read once already, so rarely).
+    """
+    require_fms()
+    import pandas as pd
+
+    try:
+        return pd.read_csv(path, usecols=names, dtype=str, keep_default_na=False)[names]
+    except Exception as exc:  # the file changed since it was read
+        raise UserError(f"cannot read CSV file {path}: {exc}") from None
 
 
 def load_csv(

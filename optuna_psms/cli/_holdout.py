@@ -1,8 +1,11 @@
-"""The hold-out of ``select``: the split of the rows and the chosen model's held-out loss."""
+"""The hold-out of ``select``: the split of the rows and the chosen model's held-out loss
+(computed, printed and kept in the study)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
+import warnings
 
 from optuna_psms.cli._common import UserError
 
@@ -25,6 +28,13 @@ def split(
         # Stratify on codes: labels of mixed types cannot be sorted by numpy.
         stratify, labels = pd.factorize(pd.Series(np.asarray(y, dtype=object)))
         counts = np.bincount(stratify)
+        if len(counts) == 1:
+            # Said of the whole target: after the split it read as the hold-out's doing.
+            label = labels[0].item() if isinstance(labels[0], np.generic) else labels[0]
+            raise UserError(
+                f"the target has a single class ({label!r}) in all {len(y)} rows; "
+                "classification needs at least two"
+            )
         if 0 < test_size and len(counts) and counts.min() < 2:
             # scikit-learn's own message names the class by its code ("[4]"), not its label.
             label = labels[int(np.argmin(counts))]
@@ -48,9 +58,17 @@ def split(
     return take(X, search), np.asarray(y)[search], take(X, held), np.asarray(y)[held]
 
 
+#: Losses the output names after what is minimised, not after the metric.
+_LOSS_LABELS = {"r2": "1-R^2", "auc": "1-AUC", "pi_svm": "1-PI_SVM"}
+
+
 def loss_label(metric: str) -> str:
-    """How the loss of ``metric`` is named in the output (``r2`` minimises ``1-R^2``)."""
-    return "1-R^2" if metric == "r2" else metric
+    """How the loss of ``metric`` is named in the output: ``r2`` minimises ``1-R^2``, ``auc``
+    ``1-AUC``, ``pi_svm`` ``1-PI_SVM`` and a scikit-learn scorer ``s`` minimises ``-s`` (so
+    that "CV auc 0.03" is not read as an AUC of 0.03)."""
+    if metric in _LOSS_LABELS:
+        return _LOSS_LABELS[metric]
+    return metric if metric in ("ber", "error", "rmse", "mae", "mse") else f"-{metric}"
 
 
 def holdout_loss(metric: str, model: Any, X: Any, y: Any) -> tuple[str, float]:
@@ -81,9 +99,72 @@ def holdout_loss(metric: str, model: Any, X: Any, y: Any) -> tuple[str, float]:
         classes = list(model.classes_)
         codes = np.array([classes.index(v) for v in y])
         if len(classes) == 2:
-            return "auc", float(1.0 - roc_auc_score(codes, proba[:, 1]))
+            return loss_label(metric), float(1.0 - roc_auc_score(codes, proba[:, 1]))
         labels = np.arange(len(classes))
-        return "auc", float(1.0 - roc_auc_score(codes, proba, multi_class="ovr", labels=labels))
+        auc = roc_auc_score(codes, proba, multi_class="ovr", labels=labels)
+        return loss_label(metric), float(1.0 - auc)
     from sklearn.metrics import get_scorer
 
-    return metric, -float(get_scorer(metric)(model, X, y))
+    return loss_label(metric), -float(get_scorer(metric)(model, X, y))
+
+
+def report_held_out(
+    settings: dict[str, Any], model: Any, study: Any, best: Any, parts: tuple[Any, ...]
+) -> None:
+    """Print the held-out loss of ``model`` (the chosen pipeline, or the vote, fitted on the
+    search rows), after one ``warning:`` line per value of the held-out rows it reads other
+    than as written, and keep it in ``study`` (user attr ``fms:held_out`` and the note).
+
+    Args:
+        settings: The search's settings (task, metric, cv).
+        model: The chosen model fitted on the search rows.
+        study: The study.
+        best: The chosen trial.
+        parts: ``(X_search, y_search, X_held, y_held)``.
+    """
+    X_search, y_search, X_held, y_held = parts
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
+    # The model's warnings about held-out values it reads other than as written (e.g. a
+    # category the search rows never had), one line each.
+    for message in dict.fromkeys(str(w.message).strip() for w in caught):
+        first = (message.splitlines() or [""])[0]
+        print(f"warning: in the held-out rows, {first}", file=sys.stderr)
+    baseline = ""
+    if settings["task"] == "regression":
+        from sklearn.dummy import DummyRegressor
+
+        mean = DummyRegressor().fit(X_search, y_search)
+        _, base = holdout_loss(settings["metric"], mean, X_held, y_held)
+        baseline = f"  (predicting the search rows' mean: {base:.4f})"
+    members = [t.number for t in getattr(model, "ensemble_trials_", None) or []]
+    voted = f"; the vote of {len(members)} pipelines" if len(members) > 1 else ""
+    print(
+        f"held-out {name} ({len(y_held)} rows the search never saw{voted}): {loss:.4f}{baseline}"
+    )
+    # Into the study too: the dashboard's "Best Trial" is the optimistic CV value on the
+    # search rows, and without this the honest estimate lives only in a terminal.
+    study.set_user_attr(
+        "fms:held_out",
+        {
+            "trial": best.number,
+            "metric": name,
+            "loss": float(loss),
+            "rows": len(y_held),
+            "cv_on_search_rows": float(best.value),
+            "vote_of_trials": members,
+        },
+    )
+    from optuna_psms._study_info import note_held_out
+
+    what = f"trial {best.number}"
+    if voted:
+        what = "the vote of trials " + ", ".join(map(str, members))
+    note_held_out(
+        study,
+        f"{name} **{loss:.4f}** on {len(y_held)} rows the search never saw ({what}). "
+        f"The *Best Trial* value is the {settings['cv']}-fold CV "
+        f"{loss_label(settings['metric'])} on the search "
+        f"rows ({best.value:.4f}), the best of the trials: optimistic.",
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from optuna_psms.cli._common import CLASSIFIER_NAMES
@@ -13,6 +14,7 @@ from optuna_psms.cli._common import REGRESSOR_NAMES
 from optuna_psms.cli._common import SAMPLER_NAMES
 from optuna_psms.cli._common import SELECTOR_NAMES
 from optuna_psms.cli._common import TASK_NAMES
+from optuna_psms.cli._common import UserError
 
 
 DEFAULT_STORAGE = "sqlite:///psms.db"
@@ -72,6 +74,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     sel.add_argument(
         "--drop",
         nargs="+",
+        action="extend",
         default=None,
         metavar="COL",
         help="columns to leave out of the search, e.g. an ID (--drop id name, or id,name); "
@@ -213,3 +216,43 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     sel.add_argument("--no-progress-bar", action="store_true")
     return sel
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Refuse an option's value that is out of its range, before any data is read.
+
+    Raises:
+        UserError: The first such option, named with the value it got.
+    """
+    if args.n_trials is not None and args.n_trials < 1:
+        raise UserError("--n-trials must be at least 1")
+    if args.trial_timeout is not None and not (
+        math.isfinite(args.trial_timeout) and args.trial_timeout > 0
+    ):
+        raise UserError(
+            f"--trial-timeout must be a positive number of seconds; got {args.trial_timeout}"
+        )
+    if args.publish_every < 0:
+        raise UserError("--publish-every must be 0 (only at the end) or a number of trials")
+    if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise UserError(f"--timeout must be a positive number of seconds; got {args.timeout}")
+    if args.n_jobs < 1 and args.n_jobs != -1:
+        raise UserError(f"--n-jobs must be at least 1 (or -1: one per CPU); got {args.n_jobs}")
+    if args.seed is not None and not 0 <= args.seed < 2**32:
+        raise UserError(f"--seed must be an integer in [0, 2**32); got {args.seed}")
+    if args.cv < 2:
+        raise UserError(f"--cv must be at least 2 (the number of CV folds); got {args.cv}")
+    if args.reselect_top < 0:
+        raise UserError(f"--reselect-top must be 0 (off) or more; got {args.reselect_top}")
+    if args.reselect_cv < 2:
+        raise UserError(f"--reselect-cv must be at least 2; got {args.reselect_cv}")
+    if args.ensemble_top < 1:
+        raise UserError(f"--ensemble-top must be at least 1; got {args.ensemble_top}")
+    if not (math.isfinite(args.subsample) and 0.0 < args.subsample <= 1.0):
+        raise UserError(f"--subsample must be in (0, 1]; got {args.subsample}")
+    if not 0.0 <= args.test_size < 1.0:
+        raise UserError(f"--test-size must be in [0, 1); got {args.test_size}")
+    if args.sampler is not None and args.sampler.lower() not in SAMPLER_NAMES:
+        raise UserError(
+            f"unknown sampler {args.sampler!r}; choose one of {', '.join(SAMPLER_NAMES)}"
+        )

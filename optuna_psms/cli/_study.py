@@ -124,3 +124,17 @@ def search_copy(storage: Any, name: str) -> Any:
     memory = optuna.storages.InMemoryStorage()
     optuna.copy_study(from_study_name=name, from_storage=storage, to_storage=memory)
     return optuna.load_study(study_name=name, storage=memory)
+
+
+def publish_figures(study: Any, url: str) -> None:
+    """Save the study's figures for optuna-dashboard (the population and model-choice
+    figures) and print how to open it; ``url`` is the storage as given on the command line."""
+    from optuna_psms.storages import dashboard_argument
+
+    try:
+        from optuna_psms.visualization import publish
+
+        publish(study)
+    except ImportError as exc:
+        print(f"  dashboard figures skipped: {exc}")
+    print(f"  dashboard: optuna-dashboard {dashboard_argument(url)}")

@@ -68,6 +68,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--drop",
         nargs="+",
+        action="extend",
         default=None,
         metavar="COL",
         help="full model selection: columns to leave out of the search, e.g. an ID "

@@ -19,10 +19,10 @@ def register(sub: Any) -> None:
         help="apply a saved model to a CSV file or dataset, write predictions as CSV",
         description=(
             "Apply a model saved by 'optuna-psms select' and write one CSV row per input "
-            "row: the predicted label (as in the training data) or, for a regression, the "
-            "predicted value; with --proba (classifiers), one probability column per "
-            "class. The model file is loaded with joblib (pickle): "
-            "only load files you trust."
+            "row, in input order: the predicted label (as in the training data) or, for a "
+            "regression, the predicted value; with --proba (classifiers), one probability "
+            "column per class; with --keep, input columns (e.g. an id) before them. The "
+            "model file is loaded with joblib (pickle): only load files you trust."
         ),
     )
     parser.add_argument("--model", required=True, metavar="FILE", help="saved model (joblib)")
@@ -32,11 +32,22 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--drop",
         nargs="+",
+        action="extend",
         metavar="COL",
         default=None,
         help="columns of the data to ignore, e.g. the label column (--drop label id, or "
         "label,id); columns the model was not fitted with are ignored anyway, after a "
         "warning line",
+    )
+    parser.add_argument(
+        "--keep",
+        nargs="+",
+        action="extend",
+        metavar="COL",
+        default=None,
+        help="columns of the data to copy, as written, into the output before the "
+        "predictions, e.g. an identifier (--keep id name, or id,name); a kept column the "
+        "model was fitted with is still passed to it",
     )
     parser.add_argument(
         "--output", metavar="FILE", default=None, help="CSV file to write (default: stdout)"
@@ -81,9 +92,10 @@ def _load_model(path: str) -> Any:
     return model
 
 
-def _drop_extra_columns(model: Any, X: Any) -> Any:
+def _drop_extra_columns(model: Any, X: Any, keep: list[str]) -> Any:
     """``X`` without the columns a model fitted on named columns does not use, after one
-    warning line (the model would ignore them with a Python warning)."""
+    warning line naming those not in ``keep`` (the model would ignore them with a Python
+    warning; a kept column is copied to the output, not ignored)."""
     names = getattr(model, "feature_names_in_", None)
     if (
         names is None
@@ -95,8 +107,9 @@ def _drop_extra_columns(model: Any, X: Any) -> Any:
         return X  # the model's error names the missing columns
     wanted = set(names)
     extra = [c for c in X.columns if c not in wanted]
-    if extra:
-        shown = ", ".join(repr(c) for c in extra)
+    ignored = [c for c in extra if c not in keep]
+    if ignored:
+        shown = ", ".join(repr(c) for c in ignored)
         print(
             f"warning: ignoring column(s) {shown} the model was not fitted with",
             file=sys.stderr,
@@ -104,15 +117,49 @@ def _drop_extra_columns(model: Any, X: Any) -> Any:
     return X.drop(columns=extra)
 
 
+def _read_data(args: argparse.Namespace, model: Any, keep: list[str]) -> tuple[Any, Any]:
+    """The rows to predict (without the ``--drop`` columns) and the ``--keep`` columns
+    (``None`` without ``--keep``)."""
+    from optuna_psms.cli._data import check_columns
+    from optuna_psms.cli._data import drop_columns
+    from optuna_psms.cli._data import drop_names
+    from optuna_psms.cli._data import load_dataset
+    from optuna_psms.cli._data import read_csv
+    from optuna_psms.cli._data import text_columns
+
+    outputs = ["prediction"]
+    if args.proba:
+        outputs += [f"proba_{label}" for label in model.classes_]
+    clash = [c for c in keep if c in outputs]
+    if clash:
+        raise UserError(
+            f"--keep: column {clash[0]!r} has the name of an output column; rename it in the input"
+        )
+    if args.csv is None:  # as select --dataset ... --drop, so the same --drop applies the model
+        X = load_dataset(args.dataset)[0]
+        check_columns(X, keep, args.dataset, "--keep")
+        kept = X[keep].reset_index(drop=True) if keep else None
+        return drop_columns(X, drop_names(args.drop), args.dataset), kept
+    X = read_csv(args.csv)
+    check_columns(X, keep, args.csv, "--keep")
+    # Read again as text, so that the output has the values as written (007, 1.50).
+    kept = text_columns(args.csv, keep) if keep else None
+    X = drop_columns(X, drop_names(args.drop), args.csv)
+    if getattr(model, "feature_names_in_", None) is None:
+        print(
+            f"warning: {args.model} was fitted without column names, so the "
+            f"{X.shape[1]} columns of {args.csv} are taken by position, in file order",
+            file=sys.stderr,
+        )
+    return X, kept
+
+
 def run(args: argparse.Namespace) -> int:
     """Write the predictions."""
     require_fms()
     import pandas as pd
 
-    from optuna_psms.cli._data import drop_columns
     from optuna_psms.cli._data import drop_names
-    from optuna_psms.cli._data import load_dataset
-    from optuna_psms.cli._data import read_csv
 
     model = _load_model(args.model)
     if args.proba and not hasattr(model, "predict_proba"):
@@ -120,18 +167,9 @@ def run(args: argparse.Namespace) -> int:
             f"--proba: {args.model} holds a regression model (it predicts numbers, "
             f"not class probabilities); leave --proba out"
         )
-    X: Any
-    if args.csv is not None:
-        X = drop_columns(read_csv(args.csv), drop_names(args.drop), args.csv)
-        if getattr(model, "feature_names_in_", None) is None:
-            print(
-                f"warning: {args.model} was fitted without column names, so the "
-                f"{X.shape[1]} columns of {args.csv} are taken by position, in file order",
-                file=sys.stderr,
-            )
-    else:  # as select --dataset ... --drop, so the same --drop applies the model
-        X = drop_columns(load_dataset(args.dataset)[0], drop_names(args.drop), args.dataset)
-    X = _drop_extra_columns(model, X)
+    keep = drop_names(args.keep)
+    X, kept = _read_data(args, model, keep)
+    X = _drop_extra_columns(model, X, keep)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -141,11 +179,11 @@ def run(args: argparse.Namespace) -> int:
         # Extra columns are dropped above when the model knows its columns' names; taken by
         # position, a wrong width may be a label column left in.
         positional = getattr(model, "feature_names_in_", None) is None
-        hint = (
-            " (a label column? leave it out with --drop COLUMN)"
-            if positional and not args.drop
-            else ""
-        )
+        hint = ""
+        if positional and not args.drop:
+            hint = " (a label column? leave it out with --drop COLUMN)"
+            if keep:
+                hint = " (--keep still passes its columns to the model: --drop them too?)"
         raise UserError(f"cannot apply the model to this data: {exc}{hint}") from None
     # The model's own warnings, one line each: values it reads other than as written (text in
     # a numeric column, an unseen category; predict and predict_proba both warn, hence the
@@ -156,6 +194,8 @@ def run(args: argparse.Namespace) -> int:
     if proba is not None:
         for j, label in enumerate(model.classes_):
             out[f"proba_{label}"] = proba[:, j]
+    if keep:
+        out = pd.concat([kept, out], axis=1)
     if args.output is None:
         out.to_csv(sys.stdout, index=False)
         return 0

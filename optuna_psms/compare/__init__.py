@@ -54,6 +54,14 @@ __all__ = [
     "study_name",
 ]
 
+# What a full-model-selection comparison's values are, for its HTML report (the terminal
+# table's title says the same in short).
+FMS_VALUE_NOTE = (
+    "Each value is a search's own cross-validated score on all rows (no rows held out), "
+    "the best of its trials: optimistic, not an estimate of the error on new data "
+    "(optuna-psms select holds rows out for that). Use it to compare the samplers."
+)
+
 
 @dataclass
 class Comparison:
@@ -66,6 +74,8 @@ class Comparison:
         baseline: Sampler the others are tested against (``None``: no test).
         studies: ``sampler -> studies``, one per seed, in seed order.
         direction: ``"minimize"`` or ``"maximize"``.
+        value_note: What the values are, when it needs saying (full model selection: each
+            search's CV score on all rows, not a held-out estimate); empty otherwise.
     """
 
     name: str
@@ -74,6 +84,7 @@ class Comparison:
     baseline: str | None
     studies: dict[str, list[optuna.Study]] = field(default_factory=dict)
     direction: str = "minimize"
+    value_note: str = ""
 
     def finals(self) -> dict[str, dict[int, float]]:
         """``sampler -> {seed: best value}`` over the studies with a completed trial."""
@@ -212,6 +223,8 @@ def compare_samplers(
         publish_every,
     )
     result = Comparison(name, description, metric_name, baseline, direction=direction)
+    if isinstance(spec, ObjectiveSpec) and spec.kind in ("dataset", "csv"):
+        result.value_note = FMS_VALUE_NOTE
     for task, _ in plan:
         study = optuna.load_study(study_name=task.study_name, storage=store)
         result.studies.setdefault(task.sampler, []).append(study)

@@ -13,6 +13,7 @@ import optuna
 from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
 from optuna_psms.compare._run import ComparisonError
+from optuna_psms.compare._run import parse_samplers
 from optuna_psms.storages import dashboard_argument
 from optuna_psms.storages import hide_password
 
@@ -119,9 +120,19 @@ def run(args: argparse.Namespace) -> int:
             raise ComparisonError("--n-workers must be at least 1")
         if args.publish_every < 0:
             raise ComparisonError("--publish-every must be 0 (never) or a number of trials")
+        # Checked before the first line, which would otherwise announce a run that is
+        # refused (compare_samplers checks them again, without the option names).
+        if args.seeds < 1:
+            raise ComparisonError("--seeds must be at least 1")
+        if args.n_trials < 1:
+            raise ComparisonError("--n-trials must be at least 1")
+        names = parse_samplers(args.samplers)
+        added = ""
+        if baseline is not None and parse_samplers([baseline])[0] not in names:
+            added = f" and the baseline {parse_samplers([baseline])[0]}"  # run too: say so
         spec = _spec(args)
         print(
-            f"Comparing {args.samplers} on {spec.describe()}: "
+            f"Comparing {args.samplers}{added} on {spec.describe()}: "
             f"{args.seeds} seed{'' if args.seeds == 1 else 's'} x "
             f"{args.n_trials} trials, storage {hide_password(args.storage)}"
         )

@@ -63,6 +63,11 @@ def render(comparison: Comparison, *, command: str | None = None) -> str:
         if comparison.baseline
         else "No baseline: no paired test."
     )
+    value_note = (
+        f"<p class='note'><b>{html.escape(comparison.value_note)}</b></p>"
+        if comparison.value_note
+        else ""
+    )
     command_html = (
         f"<p class='meta'>Command: <code>{html.escape(command)}</code></p>" if command else ""
     )
@@ -75,6 +80,7 @@ def render(comparison: Comparison, *, command: str | None = None) -> str:
 <p class="meta">Objective: {html.escape(comparison.description)} ({better} is better).
 {len(comparison.studies)} samplers &times; {n_seeds} seeds; trials per study (all states):
 {", ".join(map(str, trials))}. Written {datetime.datetime.now():%Y-%m-%d %H:%M}.</p>
+{value_note}
 {command_html}
 <p class="meta">Studies: <code>{html.escape(comparison.name)}/&lt;sampler&gt;/seed&lt;k&gt;</code>
 (open the storage with <code>optuna-dashboard</code> to see each run).</p>

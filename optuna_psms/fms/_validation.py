@@ -10,6 +10,8 @@ columns *by name*, in any order, instead of being refused when the order differs
   columns in the training order: a DataFrame is selected by name (a missing column raises
   ``ValueError`` naming it, extra columns warn and are dropped); anything else must have
   ``n_features_in_`` columns.
+* :func:`user_entry` marks the public methods (``predict``, ``score``, ...) so that the
+  warnings raised under them (:func:`user_stacklevel`) name the line that called them.
 * :func:`encode_labels` / :func:`decode_labels` map labels of any type (mixed types too) to
   ``0..K-1`` and back to the original objects.
 
@@ -20,13 +22,49 @@ package (classifiers, regressors, transformers) can use them.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 import numbers
+import sys
+from types import CodeType
 from typing import Any
+from typing import TypeVar
 import warnings
 
 import numpy as np
 from numpy.typing import NDArray
 import pandas as pd
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_ENTRY_CODES: set[CodeType] = set()
+
+
+def user_entry(func: _F) -> _F:
+    """Mark ``func`` as a public entry point (returned unchanged, not wrapped): a warning
+    raised while it runs, with :func:`user_stacklevel`, names the line that called it."""
+    _ENTRY_CODES.add(func.__code__)
+    return func
+
+
+def user_stacklevel(fallback: int) -> int:
+    """The ``stacklevel`` for a :func:`warnings.warn` in the function calling this one.
+
+    It points at the caller of the outermost :func:`user_entry` method on the stack: the
+    user's line, also when the warning comes through another entry point (``score`` calls
+    ``predict_proba``) or through scikit-learn (``score`` with a scorer name calls
+    ``predict``). Counting frames by hand would miss both.
+
+    Args:
+        fallback: The ``stacklevel`` when no entry point is on the stack (e.g. a transformer
+            called directly).
+    """
+    frame = sys._getframe(1)  # the function that calls warnings.warn: stacklevel 1
+    level, found = 1, fallback
+    while frame is not None:
+        if frame.f_code in _ENTRY_CODES:
+            found = level + 1
+        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+    return found
 
 
 def _names(columns: Any) -> str:
@@ -105,7 +143,8 @@ def check_features(estimator: Any, X: Any, *, stacklevel: int = 2) -> Any:
         estimator: A fitted estimator (with ``n_features_in_``).
         X: The input to predict on or transform.
         stacklevel: Of the warnings, counted from the caller of this function (2: the
-            caller's caller, e.g. the user's call to ``predict``).
+            caller's caller), when no :func:`user_entry` method is on the stack (otherwise
+            the warnings name the line that called it; see :func:`user_stacklevel`).
 
     Returns:
         ``X`` itself, or a DataFrame of the training columns in the training order (also
@@ -138,7 +177,7 @@ def check_features(estimator: Any, X: Any, *, stacklevel: int = 2) -> Any:
                 f"X has {len(extra)} column(s) that {kind} was not fitted with; they are "
                 f"ignored: {_names(extra)}.",
                 UserWarning,
-                stacklevel=stacklevel + 1,
+                stacklevel=user_stacklevel(stacklevel + 1),
             )
         if extra or list(X.columns) != list(names):
             X = X.loc[:, list(names)]
@@ -155,7 +194,7 @@ def check_features(estimator: Any, X: Any, *, stacklevel: int = 2) -> Any:
             f"{what}, but {kind} was fitted with named columns; its columns "
             f"are taken as {_names(names)}, in this order.",
             UserWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=user_stacklevel(stacklevel + 1),
         )
         # Named from here on, so that the steps behind this one do not warn again.
         return pd.DataFrame(X.to_numpy() if isinstance(X, pd.DataFrame) else X, columns=names)

@@ -24,6 +24,7 @@ from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import encode_labels as _encode_labels
 from optuna_psms.fms._validation import label_array
 from optuna_psms.fms._validation import record_features
+from optuna_psms.fms._validation import user_stacklevel
 
 
 #: Categorical columns keep at most this many one-hot columns (rarer values are grouped).
@@ -210,7 +211,8 @@ def warn_unexpected_values(model: Any, X: Any, *, stacklevel: int = 2) -> None:
         model: A fitted :class:`~optuna_psms.fms.FullModelSelector` or
             :class:`~optuna_psms.fms.FullModelRegressor`.
         X: The rows about to be predicted, with the training columns.
-        stacklevel: Of the warnings, counted from the caller of this function.
+        stacklevel: Of the warnings, counted from the caller of this function, when no
+            method such as ``predict`` is on the stack (else the line calling it).
     """
     steps = getattr(getattr(model, "best_pipeline_", None), "named_steps", {})
     encoder: Any = steps.get("encoder") if hasattr(steps, "get") else None
@@ -221,7 +223,7 @@ def warn_unexpected_values(model: Any, X: Any, *, stacklevel: int = 2) -> None:
     except ValueError:
         return
     for line in lines:
-        warnings.warn(line, UserWarning, stacklevel=stacklevel + 1)
+        warnings.warn(line, UserWarning, stacklevel=user_stacklevel(stacklevel + 1))
 
 
 def _identifier_reason(col: pd.Series) -> str | None:

@@ -122,9 +122,15 @@ def main() -> None:
     parser.add_argument("--predict", metavar="CSV", help="file to predict (default: training)")
     args = parser.parse_args()
     frame = pd.read_csv(args.csv)
-    model = fit(frame.drop(columns=[args.target]), frame[args.target].to_numpy())
-    new = pd.read_csv(args.predict) if args.predict else frame.drop(columns=[args.target])
-    for value in predict(model, new.drop(columns=[args.target], errors="ignore")):
+    new = pd.read_csv(args.predict) if args.predict else frame
+
+    def features(data):
+        if COLUMNS is None:
+            return data.drop(columns=[args.target], errors="ignore")
+        return data[COLUMNS]
+
+    model = fit(features(frame), frame[args.target].to_numpy())
+    for value in predict(model, features(new)):
         print(value)
 
 
@@ -177,13 +183,27 @@ def _ensemble_note(estimator: Any) -> list[str]:
     ]
 
 
+def _columns_lines(estimator: Any) -> list[str]:
+    """``COLUMNS = [...]``: the named columns the estimator was fitted with, which ``main``
+    takes from a CSV file (so that a column left out of the search, such as an ID, stays
+    out); ``None`` for an estimator fitted on unnamed columns."""
+    names = getattr(estimator, "feature_names_in_", None)
+    value = None if names is None else [str(n) for n in names]
+    return [
+        "#: Columns of a CSV file the script fits and predicts on (None: all but the target).",
+        f"COLUMNS = {value!r}",
+    ]
+
+
 def export_python(estimator: Any, path: str | None = None) -> str:
     """Write a fitted estimator's selected pipeline as a standalone Python script.
 
     The script defines ``build_pipeline()`` (the unfitted scikit-learn pipeline, every
     hyperparameter and ``random_state`` written out, encoder first), ``fit(X, y)`` and
     ``predict(model, X)``; run as ``python script.py data.csv TARGET [--predict new.csv]``
-    it fits on the CSV file and prints the predictions. Fitted on the same data it predicts
+    it fits on the CSV file and prints the predictions, taking from the files only the
+    columns the estimator was fitted with (``COLUMNS``; an ID left out of the search stays
+    out). Fitted on the same data it predicts
     exactly what the estimator predicts, unless the estimator votes over several pipelines
     (``ensemble_top``): the script holds only the best one, and its header says so.
 
@@ -228,6 +248,9 @@ def export_python(estimator: Any, path: str | None = None) -> str:
             "def build_pipeline():",
             '    """The selected pipeline, unfitted."""',
             f"    return {body}",
+            "",
+            "",
+            *_columns_lines(estimator),
         ]
     )
     text += (_REGRESS if regression else _CLASSIFY) + _MAIN

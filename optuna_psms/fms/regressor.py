@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms.fms._search import FullModelSearch
 from optuna_psms.fms._validation import check_features
+from optuna_psms.fms._validation import user_entry
 from optuna_psms.fms.data import warn_unexpected_values
 from optuna_psms.fms.metrics import REGRESSION_METRICS
 from optuna_psms.fms.metrics import scorer_score
@@ -157,6 +158,7 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
     def _default_space(self) -> FullModelSpace:
         return RegressionSpace()
 
+    @user_entry
     def predict(self, X: Any) -> NDArray[np.float64]:
         """Predicted target values.
 
@@ -174,6 +176,7 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         warn_unexpected_values(self, X)
         return np.asarray(self.best_pipeline_.predict(X), dtype=np.float64).ravel()
 
+    @user_entry
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """The search's ``metric`` on ``(X, y)``, as a higher-is-better score.
 

@@ -30,6 +30,7 @@ from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import decode_labels
 from optuna_psms.fms._validation import label_array
 from optuna_psms.fms._validation import labels_to_codes
+from optuna_psms.fms._validation import user_entry
 from optuna_psms.fms.data import warn_unexpected_values
 from optuna_psms.fms.metrics import BUILTIN_METRICS
 from optuna_psms.fms.metrics import scorer_score
@@ -258,6 +259,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         warn_unexpected_values(self, X, stacklevel=3)
         return vote_codes(self._members(), X, len(self.classes_))
 
+    @user_entry
     def predict(self, X: Any) -> NDArray[Any]:
         """Predicted class labels: elements of ``classes_`` (the original label objects).
 
@@ -276,6 +278,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         """
         return decode_labels(self.classes_, self._codes(X))
 
+    @user_entry
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """The search's ``metric`` on ``(X, y)``, as a higher-is-better score.
 
@@ -336,6 +339,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             balanced = balanced_accuracy_score(truth, codes, sample_weight=sample_weight)
         return float(balanced)
 
+    @user_entry
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
         """Class probabilities, columns in the order of ``classes_``.
 

@@ -112,7 +112,17 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
                 groups[i].append(t)
                 break
     pres = _preprocessors(trials)
-    panels = ["classifier (clf:method)", "feature selection (fs:method)", "preprocessing (on)"]
+    # The lines are named in their panel's title, in their colours: in the dashboard's panel
+    # the legend scrolls and its preprocessing entries, last, are out of sight.
+    named = ", ".join(
+        f"<span style='color:{_PALETTE[i % len(_PALETTE)]}'>{name.split(':', 1)[1]}</span>"
+        for i, name in enumerate(pres)
+    )
+    panels = [
+        "classifier (clf:method)",
+        "feature selection (fs:method)",
+        f"preprocessing on: {named}" if named else "preprocessing (on)",
+    ]
     figure = make_subplots(
         rows=3, cols=1, shared_xaxes=True, subplot_titles=panels, vertical_spacing=0.09
     )

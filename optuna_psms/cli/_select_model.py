@@ -1,0 +1,222 @@
+"""The model side of ``optuna-psms select``: its settings, space, estimators and refits.
+
+The settings (:func:`search_settings`) are what a study stores and a joining worker must
+share; :func:`selector` makes the package's estimator from them and :func:`refit` fits it with
+one trial's pipeline, without a search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from optuna_psms.cli._common import CLASSIFIER_NAMES
+from optuna_psms.cli._common import comma_list
+from optuna_psms.cli._common import REGRESSOR_NAMES
+from optuna_psms.cli._common import UserError
+from optuna_psms.cli._data import data_digest
+from optuna_psms.cli._holdout import split
+
+
+def search_settings(args: argparse.Namespace, X: Any, y: Any) -> dict[str, Any]:
+    """The settings of the search that a study stores (without the seed a joined study may
+    give): the task (``--task auto`` resolved on ``y``) and the checked metric among them.
+
+    Raises:
+        UserError: A metric that does not fit the task, or a target that does not fit it.
+    """
+    from optuna_psms.fms.metrics import check_metric
+    from optuna_psms.fms.target import check_not_continuous
+    from optuna_psms.fms.target import resolve_task
+
+    try:
+        task = resolve_task(args.task, y)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        metric = check_metric(args.metric, task)
+    except ValueError as exc:
+        chosen = f" (--task auto chose {task} for this target)" if args.task == "auto" else ""
+        raise UserError(f"{str(exc).rstrip('.')}{chosen}") from None
+    if task == "regression":
+        check_target_numeric(y)
+    if task == "classification":
+        try:
+            check_not_continuous(y, max(int(args.cv), 2))
+        except ValueError as exc:
+            # The estimator's message names the Python class; on the command line the way
+            # out is the --task option.
+            head = str(exc).split(": for regression", 1)[0]
+            raise UserError(
+                f"the target {head.removeprefix('y ')}: use --task regression"
+            ) from None
+    return {
+        "data": data_digest(X, y),
+        "task": task,
+        "test_size": float(args.test_size),
+        "cv": int(args.cv),
+        "metric": metric,
+        "subsample": float(args.subsample),
+        "classifiers": classifiers(args, task),
+        "selectors": comma_list(args.selectors),
+        "sampler": args.sampler.lower() if args.sampler else None,
+        "seed": args.seed,
+    }
+
+
+def check_target_complete(y: Any, label: str) -> None:
+    """Refuse a bundled dataset's target with missing values before the split, so the
+    message counts every row (a CSV file's target is checked by ``load_csv``, which names
+    the lines)."""
+    import numpy as np
+    import pandas as pd
+
+    n_empty = int(pd.isna(pd.Series(np.asarray(y, dtype=object))).sum())
+    if n_empty:
+        raise UserError(
+            f"the target of {label} has {n_empty} missing value(s); drop those rows or fill "
+            f"in their labels"
+        )
+
+
+def check_target_numeric(y: Any) -> None:
+    """Refuse a non-numeric target for ``--task regression`` with the way out on the
+    command line (the estimator's own message names the Python class)."""
+    from optuna_psms.fms.target import _numeric_target
+
+    if _numeric_target(y) is not None:
+        return
+    import numpy as np
+    import pandas as pd
+
+    values = pd.Series(np.asarray(y, dtype=object))
+    failed = values[
+        pd.to_numeric(values, errors="coerce").isna()
+        | values.map(lambda v: isinstance(v, bool)).astype(bool)
+    ]
+    bad = failed.iloc[0] if len(failed) else values.iloc[0]
+    raise UserError(
+        f"--task regression needs a numeric target; this one has values such as {bad!r}: "
+        f"use --task classification"
+    )
+
+
+def classifiers(args: argparse.Namespace, task: str) -> list[str]:
+    """The names of ``--classifiers`` (the regressors for a regression); by default the whole
+    pool, without xgboost after a note when it is not installed."""
+    from optuna_psms._extras import missing
+
+    names = comma_list(args.classifiers)
+    no_xgboost = bool(missing("xgboost"))
+    pool = REGRESSOR_NAMES if task == "regression" else CLASSIFIER_NAMES
+    kind = "regressor" if task == "regression" else "classifier"
+    if names is None:
+        names = [c for c in pool if not (no_xgboost and c == "xgboost")]
+        if no_xgboost:
+            print(
+                "note: xgboost is not installed, the search leaves it out "
+                "(pip install 'optuna-psms[xgboost]')",
+                file=sys.stderr,
+            )
+    elif "xgboost" in names and no_xgboost:
+        raise UserError(
+            f"{kind} 'xgboost' needs the 'xgboost' extra: pip install 'optuna-psms[xgboost]'"
+        )
+    return names
+
+
+def publish_callbacks(every: int) -> list[Any] | None:
+    """A :class:`~optuna_psms.visualization.PublishCallback` every ``every`` trials, when
+    plotly and optuna-dashboard are installed (``None``: ``every`` is 0 or they are not)."""
+    import importlib.util
+
+    if every == 0 or not all(importlib.util.find_spec(m) for m in ("plotly", "optuna_dashboard")):
+        return None
+    from optuna_psms.visualization import PublishCallback
+
+    return [PublishCallback(every)]
+
+
+def space(settings: dict[str, Any]) -> Any:
+    """The search space of ``settings``; a bad name is a :class:`UserError` naming its flag."""
+    from optuna_psms.fms import FullModelSpace
+    from optuna_psms.fms import RegressionSpace
+
+    regression = settings["task"] == "regression"
+    make: Any = RegressionSpace if regression else FullModelSpace
+    models = {("regressors" if regression else "classifiers"): settings["classifiers"]}
+    try:
+        make(**models)
+    except ValueError as exc:
+        flag = "--regressors" if regression else "--classifiers"
+        raise UserError(f"{flag}: {str(exc).rstrip('.')}") from None
+    try:
+        return make(**models, selectors=settings["selectors"])
+    except ValueError as exc:
+        raise UserError(f"--selectors: {str(exc).rstrip('.')}") from None
+
+
+def check_search_rows(settings: dict[str, Any], X: Any, y: Any, seed: int) -> tuple[Any, ...]:
+    """Split off the held-out rows and check that the search can run on the rest, before
+    any study is created or joined: a mistake must not leave a study behind.
+
+    Returns:
+        ``(X_search, y_search, X_held, y_held)`` (the held-out ones ``None`` for
+        ``--test-size 0``).
+    """
+    from optuna_psms.fms import make_objective
+
+    parts: tuple[Any, ...] = (X, y, None, None)
+    if settings["test_size"] > 0:
+        parts = split(X, y, settings["test_size"], seed, settings["task"])
+    try:
+        make_objective(
+            parts[0],
+            parts[1],
+            space=space(settings),
+            cv=settings["cv"],
+            metric=settings["metric"],
+            subsample=settings["subsample"],
+            random_state=seed,
+        )
+    except ValueError as exc:
+        where = ""
+        if settings["test_size"] > 0:
+            kept = len(parts[1])
+            where = f" (in the {kept} search rows left by --test-size {settings['test_size']})"
+        message = str(exc).rstrip(".").replace("a smaller cv", "a smaller --cv")
+        raise UserError(f"{message}{where}") from None
+    return parts
+
+
+def selector(settings: dict[str, Any], seed: int, **kwargs: Any) -> Any:
+    """A :class:`FullModelSelector`, or a :class:`FullModelRegressor` for a regression."""
+    from optuna_psms.fms import FullModelRegressor
+    from optuna_psms.fms import FullModelSelector
+
+    regression = settings["task"] == "regression"
+    estimator = FullModelRegressor if regression else FullModelSelector
+    return estimator(
+        space=space(settings),
+        cv=settings["cv"],
+        metric=settings["metric"],
+        subsample=settings["subsample"],
+        random_state=seed,
+        **kwargs,
+    )
+
+
+def refit(settings: dict[str, Any], study: Any, best: Any, X: Any, y: Any, **kwargs: Any) -> Any:
+    """The estimator of :func:`selector` fitted on ``(X, y)`` with the pipeline of ``best``.
+
+    No search runs (:meth:`~optuna_psms.fms.FullModelSelector.fit_trial`): the model's
+    ``best_loss_`` and ``describe()`` give ``best``'s CV value in ``study`` (the search's, on
+    the search rows), and it is the package's own estimator, with its column checks and labels.
+    """
+    model = selector(settings, settings["seed"], **kwargs)
+    try:
+        model.fit_trial(X, y, study, best)
+    except (ValueError, RuntimeError) as exc:
+        raise UserError(f"cannot refit the chosen pipeline: {exc}") from None
+    return model
