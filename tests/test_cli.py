@@ -971,6 +971,36 @@ def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
     )
 
 
+def test_failed_count_names_the_trial_ctrl_c_cut(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "[27 complete, 1 failed]" after Ctrl-C read as a broken pipeline (a new user's trial,
+    # 26 Nov 2026): Optuna fails the cut trial too. Trial 1's pipeline fails, trial 2 is cut.
+    from optuna_psms.fms import objective as objective_module
+    from optuna_psms.fms._folds import run_folds as real
+
+    calls: list[int] = []
+
+    def run_folds(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise ValueError("a broken pipeline")
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(objective_module, "run_folds", run_folds)
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    argv = _select_argv(tmp_path, "--n-trials", "5", "--storage", db, "--study-name", "cut")
+    code, out, err = _run([*argv, "--output", str(tmp_path / "m.joblib")], capsys)
+    assert code == 130, err
+    assert "[1 complete, 2 failed (1 interrupted by Ctrl-C) in the study]" in out
+    trials = optuna.load_study(study_name="cut", storage=db).trials
+    assert [t.user_attrs.get("fms:interrupted") for t in trials] == [None, None, True]
+    assert "fms:error" in trials[1].user_attrs and "fms:error" not in trials[2].user_attrs
+
+
 def test_select_says_when_it_continues_a_study(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

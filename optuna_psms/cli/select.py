@@ -247,10 +247,23 @@ def _search(model: Any, X: Any, y: Any) -> bool:
     return False
 
 
+def _failed(trials: list[Any]) -> str:
+    """``"3 failed"``, or ``"3 failed (1 interrupted by Ctrl-C)"`` when Ctrl-C cut some of
+    the failed ``trials`` (their pipelines did not fail; attr ``fms:interrupted``)."""
+    import optuna
+
+    from optuna_psms.fms.objective import INTERRUPTED
+
+    failed = [t for t in trials if t.state == optuna.trial.TrialState.FAIL]
+    cut = sum(t.user_attrs.get(INTERRUPTED) is True for t in failed)
+    return f"{len(failed)} failed" + (f" ({cut} interrupted by Ctrl-C)" if cut else "")
+
+
 def _read_back(
     args: argparse.Namespace, storage: Any, study_name: str, interrupted: bool
-) -> tuple[Any, int, int, int] | None:
-    """The study after the search and its numbers of complete, failed and running trials;
+) -> tuple[Any, int, str, int] | None:
+    """The study after the search, its number of complete trials, the failed ones in words
+    (:func:`_failed`) and its number of running trials;
     ``None`` (exit 130) when Ctrl-C cut the search before a trial completed, or cut a storage
     call short (after one line saying how to resume)."""
     import optuna
@@ -279,7 +292,7 @@ def _read_back(
         return None
     states = [t.state for t in trials]
     n_done = states.count(optuna.trial.TrialState.COMPLETE)
-    n_fail = states.count(optuna.trial.TrialState.FAIL)
+    failed = _failed(trials)
     n_running = states.count(optuna.trial.TrialState.RUNNING)
     if interrupted:
         print(
@@ -289,7 +302,7 @@ def _read_back(
         )
         if n_done == 0:
             return None
-    return study, n_done, n_fail, n_running
+    return study, n_done, failed, n_running
 
 
 def _choose(
@@ -384,10 +397,10 @@ def run(args: argparse.Namespace) -> int:
     read = _read_back(args, storage, study_name, interrupted)
     if read is None:
         return 130
-    study, n_done, n_fail, n_running = read
+    study, n_done, failed, n_running = read
     if interrupted:
         model = None  # the search's own refit did not happen
-    done = f"{n_done} complete, {n_fail} failed in the study"
+    done = f"{n_done} complete, {failed} in the study"
     best = _choose(settings, study, parts, done, **choice)
     if args.output is None and n_running > 0 and not interrupted:
         print(
