@@ -780,8 +780,39 @@ def test_predict_drops_extra_columns_with_one_warning_line(tmp_path: Any, capsys
     assert [int(v) for v in out.split()[1:]] == list(model.predict(X))
     X.iloc[:, 1:].to_csv(tmp_path / "few.csv", index=False)  # only missing columns
     code, out, err = _run([*argv, str(tmp_path / "few.csv")], capsys)
-    assert code == 2 and err.count("\n") == 1
-    assert "is missing 1 column(s)" in err and "--drop" not in err
+    assert code == 2 and err == (
+        f"optuna-psms: error: {tmp_path / 'few.csv'} lacks 1 column the model was fitted with: "
+        f"{X.columns[0]!r}\n"
+    )
+
+
+def test_predict_names_exactly_the_missing_columns(tmp_path: Any, capsys: Any) -> None:
+    # The message listed the identifier and the target as "column(s) not seen in fit", as if
+    # they were the missing column renamed (a new user's trial, 26 Nov 2026).
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    X, y = load_dataset("sklearn:iris")
+    X.columns = ["a", "b", "colour", "d"]
+    model = FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+    ).fit(X, y)
+    model_path = tmp_path / "m.joblib"
+    joblib.dump(model, model_path)
+    csv = tmp_path / "new.csv"
+    argv = ["predict", "--model", str(model_path), "--csv", str(csv)]
+    X.drop(columns="colour").assign(id=range(len(y)), target=y).to_csv(csv, index=False)
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and err == (
+        f"optuna-psms: error: {csv} lacks 1 column the model was fitted with: 'colour'\n"
+    )
+    # A column removed by --drop, or renamed, is said to be.
+    X.rename(columns={"colour": "Color"}).assign(id=range(len(y))).to_csv(csv, index=False)
+    code, _, err = _run([*argv, "--drop", "a"], capsys)
+    assert code == 2 and err == (
+        f"optuna-psms: error: {csv} lacks 2 columns the model was fitted with: 'a', 'colour' "
+        "(--drop removed 'a'; 'colour' renamed 'Color'?)\n"
+    )
 
 
 def test_predict_warns_about_values_the_model_cannot_read(tmp_path: Any, capsys: Any) -> None:
