@@ -174,21 +174,27 @@ def _read_data(args: argparse.Namespace, model: Any, keep: list[str]) -> tuple[A
     from optuna_psms.cli._data import read_csv
     from optuna_psms.cli._data import text_columns
 
-    outputs = ["prediction"]
-    if args.proba:
-        outputs += [f"proba_{label}" for label in model.classes_]
-    clash = [c for c in keep if c in outputs]
-    if clash:
-        raise UserError(
-            f"--keep: column {clash[0]!r} has the name of an output column; rename it in the input"
-        )
+    def check_keep(X: Any, where: str) -> None:
+        # Whether each exists first: "has the name of an output column" for a column the
+        # file does not have read as if it had one (a new user's trial, 26 Nov 2026).
+        check_columns(X, keep, where, "--keep")
+        outputs = ["prediction"]
+        if args.proba:
+            outputs += [f"proba_{label}" for label in model.classes_]
+        clash = [c for c in keep if c in outputs]
+        if clash:
+            raise UserError(
+                f"--keep: column {clash[0]!r} of {where} has the name of an output column; "
+                "rename it in the input"
+            )
+
     if args.csv is None:  # as select --dataset ... --drop, so the same --drop applies the model
         X = load_dataset(args.dataset)[0]
-        check_columns(X, keep, args.dataset, "--keep")
+        check_keep(X, args.dataset)
         kept = X[keep].reset_index(drop=True) if keep else None
         return drop_columns(X, drop_names(args.drop), args.dataset), kept
     X = read_csv(args.csv)
-    check_columns(X, keep, args.csv, "--keep")
+    check_keep(X, args.csv)
     # Read again as text, so that the output has the values as written (007, 1.50).
     kept = text_columns(args.csv, keep) if keep else None
     X = drop_columns(X, drop_names(args.drop), args.csv)
