@@ -780,8 +780,39 @@ def test_predict_drops_extra_columns_with_one_warning_line(tmp_path: Any, capsys
     assert [int(v) for v in out.split()[1:]] == list(model.predict(X))
     X.iloc[:, 1:].to_csv(tmp_path / "few.csv", index=False)  # only missing columns
     code, out, err = _run([*argv, str(tmp_path / "few.csv")], capsys)
-    assert code == 2 and err.count("\n") == 1
-    assert "is missing 1 column(s)" in err and "--drop" not in err
+    assert code == 2 and err == (
+        f"optuna-psms: error: {tmp_path / 'few.csv'} lacks 1 column the model was fitted with: "
+        f"{X.columns[0]!r}\n"
+    )
+
+
+def test_predict_names_exactly_the_missing_columns(tmp_path: Any, capsys: Any) -> None:
+    # The message listed the identifier and the target as "column(s) not seen in fit", as if
+    # they were the missing column renamed (a new user's trial, 26 Nov 2026).
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    X, y = load_dataset("sklearn:iris")
+    X.columns = ["a", "b", "colour", "d"]
+    model = FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+    ).fit(X, y)
+    model_path = tmp_path / "m.joblib"
+    joblib.dump(model, model_path)
+    csv = tmp_path / "new.csv"
+    argv = ["predict", "--model", str(model_path), "--csv", str(csv)]
+    X.drop(columns="colour").assign(id=range(len(y)), target=y).to_csv(csv, index=False)
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and err == (
+        f"optuna-psms: error: {csv} lacks 1 column the model was fitted with: 'colour'\n"
+    )
+    # A column removed by --drop, or renamed, is said to be.
+    X.rename(columns={"colour": "Color"}).assign(id=range(len(y))).to_csv(csv, index=False)
+    code, _, err = _run([*argv, "--drop", "a"], capsys)
+    assert code == 2 and err == (
+        f"optuna-psms: error: {csv} lacks 2 columns the model was fitted with: 'a', 'colour' "
+        "(--drop removed 'a'; 'colour' renamed 'Color'?)\n"
+    )
 
 
 def test_predict_warns_about_values_the_model_cannot_read(tmp_path: Any, capsys: Any) -> None:
@@ -971,6 +1002,36 @@ def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
     )
 
 
+def test_failed_count_names_the_trial_ctrl_c_cut(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "[27 complete, 1 failed]" after Ctrl-C read as a broken pipeline (a new user's trial,
+    # 26 Nov 2026): Optuna fails the cut trial too. Trial 1's pipeline fails, trial 2 is cut.
+    from optuna_psms.fms import objective as objective_module
+    from optuna_psms.fms._folds import run_folds as real
+
+    calls: list[int] = []
+
+    def run_folds(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise ValueError("a broken pipeline")
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(objective_module, "run_folds", run_folds)
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    argv = _select_argv(tmp_path, "--n-trials", "5", "--storage", db, "--study-name", "cut")
+    code, out, err = _run([*argv, "--output", str(tmp_path / "m.joblib")], capsys)
+    assert code == 130, err
+    assert "[1 complete, 2 failed (1 interrupted by Ctrl-C) in the study]" in out
+    trials = optuna.load_study(study_name="cut", storage=db).trials
+    assert [t.user_attrs.get("fms:interrupted") for t in trials] == [None, None, True]
+    assert "fms:error" in trials[1].user_attrs and "fms:error" not in trials[2].user_attrs
+
+
 def test_select_says_when_it_continues_a_study(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1033,14 +1094,16 @@ def test_select_drop_and_the_identifier_warning(tmp_path: Any, capsys: Any) -> N
         "drop it with --drop name",
     ]
     # The held-out names were never among the search rows': said once, as a warning line.
-    assert len(lines) == 3 and lines[2].startswith(
+    assert len(lines) == 4 and lines[2].startswith(
         "warning: in the held-out rows, column 'name': 20 value(s) not seen in training (e.g. "
     )
+    assert lines[3].startswith("warning: too few rows for these scores to mean much: the held")
     # With --drop (either spelling): no warning, and the model knows only the other columns.
     for drop in (["id", "name"], ["id,name"]):
         model_path = tmp_path / "no_id.joblib"
         code, out, err = _run([*argv, "--drop", *drop, "--output", str(model_path)], capsys)
-        assert code == 0 and err == "", err
+        # Only the line about the 20 held-out rows (tests/test_cli_small_data.py).
+        assert code == 0 and err.startswith("warning: too few rows") and err.count("\n") == 1
         assert out.startswith(
             "Full model selection (classification) on data without 'id', 'name': 60 search "
         )

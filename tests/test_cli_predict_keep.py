@@ -117,12 +117,23 @@ def test_keep_mistakes_are_one_line(model_path: Path, tmp_path: Path, capsys: An
         capsys,
     )
     assert code == 2 and "--keep: column 'x' not found in sklearn:iris; columns: sepal" in err
+    # An output's name that is no column is not found either: it said "has the name of an
+    # output column", as if the file had one (a new user's trial, 26 Nov 2026).
+    for name in ("prediction", "proba_yes"):
+        code, out, err = _run([*argv, name, "--proba"], capsys)
+        assert code == 2 and err == (
+            f"optuna-psms: error: --keep: column {name!r} not found in {csv}; columns: id, "
+            "colour, size\n"
+        )
     pd.DataFrame({"prediction": [1, 2], "size": [0.0, 1.0], "colour": ["r", "b"]}).to_csv(
         csv, index=False
     )
     code, out, err = _run([*argv, "prediction"], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert "--keep: column 'prediction' has the name of an output column" in err
+    assert err == (
+        f"optuna-psms: error: --keep: column 'prediction' of {csv} has the name of an output "
+        "column; rename it in the input\n"
+    )
 
 
 @pytest.mark.parametrize("command", ["select", "compare", "predict"])

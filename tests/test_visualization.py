@@ -227,6 +227,53 @@ def test_model_choices_shares_per_group_of_trials() -> None:
         plot_model_choices(study, n_bins=0)
 
 
+def _default_pool_study(seed: int, n_trials: int) -> optuna.Study:
+    """Trials of the default FullModelSpace, suggested and not fitted (value 0)."""
+    from optuna_psms.fms import FullModelSpace
+
+    space = FullModelSpace()
+    context = space.context(20, 2, 100)
+
+    def objective(trial: optuna.Trial) -> float:
+        space.suggest(trial, context)
+        return 0.0
+
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=seed))
+    study.optimize(objective, n_trials=n_trials)
+    return study
+
+
+def _choice_colours(figure: go.Figure) -> dict[tuple[str, str], str]:
+    colours = {}
+    for trace in figure.data:
+        colour = trace.line.color if trace.legendgroup == "preprocessing" else trace.marker.color
+        colours[trace.legendgroup, trace.name] = colour
+    return colours
+
+
+def test_model_choices_colours_are_distinct_and_stable_for_the_default_pool() -> None:
+    # Coloured by position within each panel, xgboost (classifiers) and rf (selectors) were
+    # both purple, random_forest and pca both grey (a new user's trial, 26 Nov 2026).
+    study = _default_pool_study(seed=0, n_trials=300)
+    colours = _choice_colours(plot_model_choices(study))
+    first = study.trials[0].distributions
+    for group, param in (("classifier", "clf:method"), ("feature selection", "fs:method")):
+        choices = first[param]
+        assert isinstance(choices, CategoricalDistribution)
+        assert {m for g, m in colours if g == group} == set(map(str, choices.choices))
+    assert len({m for g, m in colours if g == "preprocessing"}) >= 3
+    assert len(set(colours.values())) == len(colours)
+    # A method keeps its colour in a study that tried only some of the methods.
+    few = _choice_colours(plot_model_choices(_default_pool_study(seed=1, n_trials=8)))
+    assert len(few) < len(colours)
+    assert all(colours[key] == colour for key, colour in few.items())
+    # Selector bars are hatched, classifier bars solid: the two panels are not confused.
+    figure = plot_model_choices(study)
+    bars = [t for t in figure.data if isinstance(t, go.Bar)]
+    assert {t.marker.pattern.shape for t in bars if t.legendgroup == "feature selection"} == {"/"}
+    assert {t.marker.pattern.shape for t in bars if t.legendgroup == "classifier"} == {""}
+
+
 @pytest.mark.parametrize("n_trials", [12, 20, 30])
 def test_model_choices_x_axes_are_categories_not_dates(n_trials: int) -> None:
     # Labels such as '0-1', '2-3' are read as dates by plotly.js unless the axes are

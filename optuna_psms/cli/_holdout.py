@@ -10,6 +10,15 @@ import warnings
 from optuna_psms.cli._common import UserError
 
 
+#: Fewer held-out rows than this get a ``warning:`` line: the held-out score is then rough.
+#: With 30 rows, a 10 % error rate has a standard error of about 5 points.
+MIN_HELD_OUT_ROWS = 30
+#: A class with fewer search rows than this per CV fold (or a regression with fewer than
+#: :data:`MIN_HELD_OUT_ROWS` search rows) gets a ``warning:`` line: the CV value, the mean of
+#: per-fold scores each made of a handful of rows, moves in coarse steps and is easily 0.
+MIN_CLASS_ROWS_PER_FOLD = 5
+
+
 def split(
     X: Any, y: Any, test_size: float, seed: int, task: str = "classification"
 ) -> tuple[Any, Any, Any, Any]:
@@ -168,3 +177,62 @@ def report_held_out(
         f"{loss_label(settings['metric'])} on the search "
         f"rows ({best.value:.4f}), the best of the trials: optimistic.",
     )
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value (``'pos'``, ``1``), for a message."""
+    import numpy as np
+
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def small_data_warning(settings: dict[str, Any], y_search: Any, y_held: Any) -> str | None:
+    """The one ``warning:`` line for scores computed on too few rows, or ``None``.
+
+    It names the held-out part when it has fewer than :data:`MIN_HELD_OUT_ROWS` rows (not
+    when there is none, ``y_held`` ``None``), with how far one row predicted otherwise moves
+    a ``ber`` or ``error``; and the CV when a class has fewer than
+    :data:`MIN_CLASS_ROWS_PER_FOLD` search rows per fold (a regression: fewer than
+    :data:`MIN_HELD_OUT_ROWS` search rows).
+
+    Args:
+        settings: The search's settings (task, metric, cv).
+        y_search: The labels of the search rows.
+        y_held: The labels of the held-out rows, or ``None`` without a hold-out.
+    """
+    import numpy as np
+    import pandas as pd
+
+    classification = settings["task"] == "classification"
+    cv = int(settings["cv"])
+    parts = []
+    if y_held is not None and len(y_held) < MIN_HELD_OUT_ROWS:
+        metric = settings["metric"]
+        name = "ber" if metric == "pi_svm" else loss_label(metric)
+        step = ""
+        if classification and metric in ("ber", "pi_svm"):
+            counts = pd.Series(np.asarray(y_held, dtype=object)).value_counts()
+            step = (
+                f"; one row predicted otherwise moves it by {1 / (len(counts) * counts.min()):.2f}"
+            )
+        elif classification and metric == "error":
+            step = f"; one row predicted otherwise moves it by {1 / len(y_held):.2f}"
+        parts.append(
+            f"the held-out {name} is on {len(y_held)} rows (fewer than {MIN_HELD_OUT_ROWS}{step})"
+        )
+    if classification:
+        counts = pd.Series(np.asarray(y_search, dtype=object)).value_counts()
+        label, rows = min(counts.items(), key=lambda item: (item[1], str(item[0])))
+        if rows < MIN_CLASS_ROWS_PER_FOLD * cv:
+            per_fold = f"{rows // cv}" if rows % cv == 0 else f"{rows // cv}-{rows // cv + 1}"
+            parts.append(
+                f"class {_plain(label)!r} has {rows} search rows, {per_fold} per "
+                f"fold of the {cv}-fold CV (fewer than {MIN_CLASS_ROWS_PER_FOLD})"
+            )
+    elif len(y_search) < MIN_HELD_OUT_ROWS:
+        parts.append(
+            f"the {cv}-fold CV is on {len(y_search)} search rows (fewer than {MIN_HELD_OUT_ROWS})"
+        )
+    if not parts:
+        return None
+    return "warning: too few rows for these scores to mean much: " + "; ".join(parts)

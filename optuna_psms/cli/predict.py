@@ -92,6 +92,53 @@ def _load_model(path: str) -> Any:
     return model
 
 
+def _quoted(names: list[str], most: int = 10) -> str:
+    """``'a', 'b'``; past ``most`` names, the first ones and ``... (N in all)``."""
+    shown = ", ".join(map(repr, names[:most]))
+    return shown + (f", ... ({len(names)} in all)" if len(names) > most else "")
+
+
+def _check_model_columns(model: Any, X: Any, where: str, dropped: list[str]) -> None:
+    """Raise a one-line error naming the columns a model fitted on named columns needs and
+    ``X`` lacks: those ``--drop`` removed are said to be, and a column of ``X`` the model does
+    not know whose name is close to a missing one (``Outcome`` for ``outcome``) is suggested.
+
+    The model's own message listed every column it does not know, an identifier and the
+    target included, as if they were the missing ones renamed.
+
+    Raises:
+        UserError: A column of the model is missing.
+    """
+    import difflib
+
+    names = getattr(model, "feature_names_in_", None)
+    if (
+        names is None
+        or not hasattr(X, "columns")
+        or not all(isinstance(c, str) for c in X.columns)
+    ):
+        return
+    present = set(X.columns)
+    missing = [str(n) for n in names if n not in present]
+    if not missing:
+        return
+    wanted = {str(n) for n in names}
+    unknown = {c.lower(): c for c in X.columns if c not in wanted}
+    notes = []
+    removed = [n for n in missing if n in dropped]
+    if removed:
+        notes.append(f"--drop removed {_quoted(removed)}")
+    for name in missing:
+        close = difflib.get_close_matches(name.lower(), list(unknown), n=1, cutoff=0.8)
+        if name not in removed and close:
+            notes.append(f"{name!r} renamed {unknown[close[0]]!r}?")
+    count = f"{len(missing)} column{'s' if len(missing) > 1 else ''}"
+    raise UserError(
+        f"{where} lacks {count} the model was fitted with: {_quoted(missing)}"
+        + (f" ({'; '.join(notes)})" if notes else "")
+    )
+
+
 def _drop_extra_columns(model: Any, X: Any, keep: list[str]) -> Any:
     """``X`` without the columns a model fitted on named columns does not use, after one
     warning line naming those not in ``keep`` (the model would ignore them with a Python
@@ -104,7 +151,7 @@ def _drop_extra_columns(model: Any, X: Any, keep: list[str]) -> Any:
     ):
         return X
     if any(n not in X.columns for n in names):
-        return X  # the model's error names the missing columns
+        return X  # refused by _check_model_columns before
     wanted = set(names)
     extra = [c for c in X.columns if c not in wanted]
     ignored = [c for c in extra if c not in keep]
@@ -127,21 +174,27 @@ def _read_data(args: argparse.Namespace, model: Any, keep: list[str]) -> tuple[A
     from optuna_psms.cli._data import read_csv
     from optuna_psms.cli._data import text_columns
 
-    outputs = ["prediction"]
-    if args.proba:
-        outputs += [f"proba_{label}" for label in model.classes_]
-    clash = [c for c in keep if c in outputs]
-    if clash:
-        raise UserError(
-            f"--keep: column {clash[0]!r} has the name of an output column; rename it in the input"
-        )
+    def check_keep(X: Any, where: str) -> None:
+        # Whether each exists first: "has the name of an output column" for a column the
+        # file does not have read as if it had one (a new user's trial, 26 Nov 2026).
+        check_columns(X, keep, where, "--keep")
+        outputs = ["prediction"]
+        if args.proba:
+            outputs += [f"proba_{label}" for label in model.classes_]
+        clash = [c for c in keep if c in outputs]
+        if clash:
+            raise UserError(
+                f"--keep: column {clash[0]!r} of {where} has the name of an output column; "
+                "rename it in the input"
+            )
+
     if args.csv is None:  # as select --dataset ... --drop, so the same --drop applies the model
         X = load_dataset(args.dataset)[0]
-        check_columns(X, keep, args.dataset, "--keep")
+        check_keep(X, args.dataset)
         kept = X[keep].reset_index(drop=True) if keep else None
         return drop_columns(X, drop_names(args.drop), args.dataset), kept
     X = read_csv(args.csv)
-    check_columns(X, keep, args.csv, "--keep")
+    check_keep(X, args.csv)
     # Read again as text, so that the output has the values as written (007, 1.50).
     kept = text_columns(args.csv, keep) if keep else None
     X = drop_columns(X, drop_names(args.drop), args.csv)
@@ -169,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
         )
     keep = drop_names(args.keep)
     X, kept = _read_data(args, model, keep)
+    _check_model_columns(model, X, args.csv or args.dataset, drop_names(args.drop))
     X = _drop_extra_columns(model, X, keep)
     try:
         with warnings.catch_warnings(record=True) as caught:

@@ -35,6 +35,10 @@ from optuna_psms.fms.target import check_regression_data
 
 _logger = optuna.logging.get_logger(__name__)
 
+#: User attr (``True``) of a trial that Ctrl-C (``KeyboardInterrupt``) cut: Optuna fails it,
+#: with no ``fms:error``, since its pipeline did not fail.
+INTERRUPTED = "fms:interrupted"
+
 
 def seed_estimator(estimator: Any, seed: int | None) -> Any:
     """Set every unset ``*random_state`` parameter of ``estimator`` (deeply) to ``seed``."""
@@ -216,6 +220,15 @@ class FullModelObjective:
         return len(trial.study.directions) == 1
 
     def __call__(self, trial: optuna.trial.BaseTrial) -> float | tuple[float, float]:
+        try:
+            return self._evaluate(trial)
+        except KeyboardInterrupt:
+            # Optuna fails the trial Ctrl-C cut and keeps no reason: marked, so that it is not
+            # counted as a pipeline that failed (a second Ctrl-C here only skips the mark).
+            trial.set_user_attr(INTERRUPTED, True)
+            raise
+
+    def _evaluate(self, trial: optuna.trial.BaseTrial) -> float | tuple[float, float]:
         if len(self.directions) == 1:
             _study_info.name_metric(trial, self.metric)  # set_metric_names, e.g. "CV BER", once
         spec = self.space.suggest(trial, self.context)

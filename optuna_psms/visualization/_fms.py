@@ -34,8 +34,13 @@ SELECTOR = "fs:method"
 _TOP_LEVEL = re.compile(r"^(clf:method|fs:method|pre:[^:]+|post:[^:]+)$")
 #: The summary that stands in for the (possibly 10,000) ``fs:mask:*`` parameters.
 FEATURES_KEPT = "features kept"
-#: Distinct colours within a panel (plotly's Dark24 then Light24).
-_PALETTE = tuple(qualitative.Dark24) + tuple(qualitative.Light24)
+#: The colours of :func:`plot_model_choices`, one per method in the figure (plotly's D3, then
+#: Bold without its grey, Dark24 and Light24): the classifiers, first, get D3's ten.
+_PALETTE = tuple(
+    dict.fromkeys(
+        [*qualitative.D3, *qualitative.Bold[:-1], *qualitative.Dark24, *qualitative.Light24]
+    )
+)
 
 
 def _fms_trials(study: Study, plot: str) -> list[FrozenTrial]:
@@ -56,6 +61,28 @@ def _preprocessors(trials: list[FrozenTrial]) -> list[str]:
         if n.startswith("pre:") and n.count(":") == 1 and n != "pre:before_fs"
     }
     return sorted(names)
+
+
+def _method_colours(trials: list[FrozenTrial], pres: list[str]) -> dict[tuple[str, str], str]:
+    """A colour per ``(parameter, method)`` of the figure (``("clf:method", "svc")``,
+    ``("pre:standardize", "standardize")``), none used twice.
+
+    The methods are in the space's order (the choices of ``clf:method``, then of
+    ``fs:method``; then the preprocessors), so that a method has the same colour in every
+    study of a space whichever the sampler tried; a method not among the choices (none, for a
+    study of :func:`optuna_psms.make_objective`) follows, by name. Past the palette's
+    ``len(_PALETTE)`` colours, they repeat.
+    """
+    keys: list[tuple[str, str]] = []
+    for param in (CLASSIFIER, SELECTOR):
+        for t in trials:
+            dist = t.distributions.get(param)
+            if isinstance(dist, CategoricalDistribution):
+                keys += [(param, str(c)) for c in dist.choices]
+        keys += sorted((param, str(t.params[param])) for t in trials if param in t.params)
+    keys += [(name, name.split(":", 1)[1]) for name in pres]
+    ordered = list(dict.fromkeys(keys))
+    return {key: _PALETTE[i % len(_PALETTE)] for i, key in enumerate(ordered)}
 
 
 def _bins(numbers: list[int], n_bins: int) -> list[tuple[int, int]]:
@@ -112,11 +139,15 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
                 groups[i].append(t)
                 break
     pres = _preprocessors(trials)
+    # One colour per method in the whole figure: by position in each panel, xgboost and the
+    # selector rf were both purple (a new user's trial, 26 Nov 2026).
+    colours = _method_colours(trials, pres)
     # The lines are named in their panel's title, in their colours: in the dashboard's panel
     # the legend scrolls and its preprocessing entries, last, are out of sight.
     named = ", ".join(
-        f"<span style='color:{_PALETTE[i % len(_PALETTE)]}'>{name.split(':', 1)[1]}</span>"
-        for i, name in enumerate(pres)
+        f"<span style='color:{colours[name, name.split(':', 1)[1]]}'>{name.split(':', 1)[1]}"
+        "</span>"
+        for name in pres
     )
     panels = [
         "classifier (clf:method)",
@@ -128,8 +159,9 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
     )
     for row, key in ((1, CLASSIFIER), (2, SELECTOR)):
         group = ("classifier", "feature selection")[row - 1]
-        methods = sorted({str(t.params[key]) for t in trials if key in t.params})
-        for i, method in enumerate(methods):
+        chosen = {str(t.params[key]) for t in trials if key in t.params}
+        methods = [m for p, m in colours if p == key and m in chosen]
+        for method in methods:
             shares = [
                 short(sum(str(t.params.get(key)) == method for t in g) / len(g)) for g in groups
             ]
@@ -140,13 +172,15 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
                     name=method,
                     legendgroup=group,
                     legendgrouptitle_text=group,
-                    marker_color=_PALETTE[i % len(_PALETTE)],
+                    marker_color=colours[key, method],
+                    # Hatched selector bars: never read as the classifier panel's.
+                    marker_pattern_shape="/" if key == SELECTOR else "",
                     hovertemplate=f"{method}<br>trials %{{x}}: %{{y:.0%}}<extra></extra>",
                 ),
                 row=row,
                 col=1,
             )
-    for i, name in enumerate(pres):
+    for name in pres:
         label = name.split(":", 1)[1]
         shares = [short(sum(t.params.get(name) is True for t in g) / len(g)) for g in groups]
         figure.add_trace(
@@ -157,7 +191,7 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
                 name=label,
                 legendgroup="preprocessing",
                 legendgrouptitle_text="preprocessing",
-                line={"color": _PALETTE[i % len(_PALETTE)]},
+                line={"color": colours[name, label]},
                 hovertemplate=f"{label} on<br>trials %{{x}}: %{{y:.0%}}<extra></extra>",
             ),
             row=3,

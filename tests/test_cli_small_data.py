@@ -1,0 +1,92 @@
+"""Tests of ``select``'s warning about scores computed on too few rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optuna_psms.cli import main
+from optuna_psms.cli._holdout import small_data_warning
+
+
+def _labels(**counts: int) -> np.ndarray[Any, Any]:
+    return np.array([name for name, n in counts.items() for _ in range(n)], dtype=object)
+
+
+def _settings(task: str = "classification", metric: str = "ber", cv: int = 2) -> dict[str, Any]:
+    return {"task": task, "metric": metric, "cv": cv}
+
+
+def test_enough_rows_give_no_warning() -> None:
+    # 30 held-out rows and 5 rows of each class per fold: the thresholds themselves pass.
+    assert small_data_warning(_settings(), _labels(a=10, b=40), _labels(a=10, b=20)) is None
+    regression = _settings("regression", "rmse", 5)
+    assert small_data_warning(regression, np.arange(30.0), np.arange(30.0)) is None
+
+
+def test_few_held_out_rows_are_named_with_the_step_of_one_row() -> None:
+    line = small_data_warning(_settings(), _labels(a=40, b=40), _labels(a=4, b=25))
+    # BER averages the per-class error rates: one of the 4 rows of 'a' moves it by 1/8.
+    assert line == (
+        "warning: too few rows for these scores to mean much: the held-out ber is on 29 rows "
+        "(fewer than 30; one row predicted otherwise moves it by 0.12)"
+    )
+    line = small_data_warning(_settings(metric="error"), _labels(a=40, b=40), _labels(a=5, b=5))
+    assert line is not None and "held-out error is on 10 rows" in line and "by 0.10)" in line
+    line = small_data_warning(_settings(metric="auc"), _labels(a=40, b=40), _labels(a=5, b=5))
+    assert line is not None and "held-out 1-AUC is on 10 rows (fewer than 30)" in line
+
+
+def test_a_rare_class_in_the_cv_folds_is_named() -> None:
+    line = small_data_warning(_settings(cv=2), _labels(a=40, rare=9), None)
+    assert line == (
+        "warning: too few rows for these scores to mean much: class 'rare' has 9 search rows, "
+        "4-5 per fold of the 2-fold CV (fewer than 5)"
+    )
+    line = small_data_warning(_settings(cv=5), _labels(a=40, b=20), _labels(a=40, b=20))
+    assert line is not None and "class 'b' has 20 search rows, 4 per fold of the 5-fold" in line
+
+
+def test_a_small_regression_cv_is_named() -> None:
+    line = small_data_warning(_settings("regression", "rmse", 3), np.arange(29.0), None)
+    assert line is not None and line.endswith("the 3-fold CV is on 29 search rows (fewer than 30)")
+
+
+def _select(tmp_path: Any, capsys: Any, n: int, *extra: str) -> tuple[int, str, str]:
+    rng = np.random.default_rng(1)
+    label = np.array(["neg", "pos"] * (n // 2))
+    pd.DataFrame({"x": rng.normal(size=n) + (label == "pos"), "outcome": label}).to_csv(
+        tmp_path / "d.csv", index=False
+    )
+    argv = ["select", "--csv", str(tmp_path / "d.csv"), "--target", "outcome"]
+    argv += ["--sampler", "random", "--classifiers", "naive_bayes", "--selectors", "none"]
+    argv += ["--n-trials", "2", "--seed", "0", "--no-progress-bar"]
+    argv += ["--storage", f"sqlite:///{tmp_path}/s.db", "--output", str(tmp_path / "m.joblib")]
+    code = main([*argv, *extra])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("test_size", ["0.25", "0"])
+def test_select_warns_once_on_tiny_data(tmp_path: Any, capsys: Any, test_size: str) -> None:
+    # On 6 rows select printed "held-out ber (2 rows ...): 0.0000" with no caution (a new
+    # user's trial, 26 Nov 2026).
+    code, out, err = _select(tmp_path, capsys, 6, "--test-size", test_size)
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if line.startswith("warning: too few rows")]
+    assert len(lines) == 1
+    if test_size == "0":  # no held-out part, so nothing said of one
+        assert "held-out" not in lines[0]
+        assert "class 'neg' has 3 search rows, 1-2 per fold of the 2-fold CV" in lines[0]
+    else:
+        assert "the held-out ber is on 2 rows (fewer than 30; one row predicted" in lines[0]
+        assert "by 0.50)" in lines[0]
+
+
+def test_select_is_silent_on_enough_rows(tmp_path: Any, capsys: Any) -> None:
+    code, out, err = _select(tmp_path, capsys, 200)
+    assert code == 0, err
+    assert "held-out ber (50 rows" in out and "too few rows" not in err
