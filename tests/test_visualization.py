@@ -346,3 +346,30 @@ def test_short_keeps_six_significant_digits() -> None:
     assert short(123456789.0) == 123457000.0
     assert short(0.000123456789) == pytest.approx(0.000123457)
     assert short(0.0) == 0.0 and math.isinf(short(math.inf))
+
+
+def test_population_of_a_model_selection_has_a_symbol_per_model_and_names_pipelines() -> None:
+    from sklearn.datasets import load_breast_cancer
+
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    X, y = load_breast_cancer(return_X_y=True)
+    rows = list(range(40)) + list(range(300, 340))
+    space = FullModelSpace(classifiers=["naive_bayes", "logistic"], selectors=["none"])
+    model = FullModelSelector(space=space, sampler="pso", n_trials=12, random_state=0)
+    study = model.fit(X[rows, :5], y[rows]).study_
+    figure = plot_population(study)
+    traces = {t.name: t for t in figure.data if t.name and t.name.startswith("trials: ")}
+    assert sorted(traces) == ["trials: logistic", "trials: naive_bayes"]
+    complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    assert sum(len(t.x) for t in traces.values()) == len(complete)
+    assert len({t.marker.symbol for t in traces.values()}) == 2
+    assert [t.marker.showscale for t in traces.values()] == [True, False]  # one colour bar
+    by_number = {t.number: t for t in complete}
+    for name, trace in traces.items():
+        for text in trace.text:
+            number = int(text.split("<br>")[0].removeprefix("trial "))
+            trial = by_number[number]
+            assert trial.params["clf:method"] == name.removeprefix("trials: ")
+            assert text.endswith(trial.user_attrs["fms:pipeline"][:200])

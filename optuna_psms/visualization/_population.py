@@ -67,6 +67,47 @@ def _projection(pop: Population) -> tuple[list[Any], list[Any], str, str]:
     )
 
 
+#: Marker symbols of the models of a full-model-selection study, in the models' name order.
+SYMBOLS = (
+    "circle",
+    "square",
+    "diamond",
+    "triangle-up",
+    "cross",
+    "triangle-down",
+    "pentagon",
+    "hexagon",
+    "star-square",
+    "hourglass",
+    "bowtie",
+    "x",
+)
+#: The parameters that name a full-model-selection study's model (classifier, regressor).
+MODEL_PARAMS = ("clf:method", "reg:method")
+
+
+def _by_model(rows: Sequence[Row], done: Sequence[int]) -> dict[str | None, list[int]]:
+    """``done``'s indices by the model their trial chose (``{None: done}`` unless the study
+    is a full model selection, whose trials name it in a :data:`MODEL_PARAMS` parameter)."""
+    groups: dict[str | None, list[int]] = {}
+    for i in done:
+        model = next((str(rows[i].params[p]) for p in MODEL_PARAMS if p in rows[i].params), None)
+        groups.setdefault(model, []).append(i)
+    if list(groups) == [None]:
+        return groups
+    return {m: groups[m] for m in sorted(groups, key=lambda m: (m is None, str(m)))}
+
+
+def _pipelines(study: Study) -> dict[int, str]:
+    """The one-line pipeline of each trial of a full-model selection (``fms:pipeline``)."""
+    out = {}
+    for t in study.get_trials(deepcopy=False):
+        text = t.user_attrs.get("fms:pipeline")
+        if isinstance(text, str):
+            out[t.number] = text[:200]
+    return out
+
+
 def plot_population(study: Study, params: Sequence[str] | None = None) -> go.Figure:
     """Plot the population of an optuna-psms sampler over time.
 
@@ -74,7 +115,10 @@ def plot_population(study: Study, params: Sequence[str] | None = None) -> go.Fig
     (PSO iteration, pattern-search sweep, grid level, EDA generation, DRS batch; the count
     goes on across restarts). PSO particles are joined by their trajectories. The best
     trial so far is marked with a star each time it improves, joined in order. Failed,
-    pruned and running trials are grey crosses.
+    pruned and running trials are grey crosses. In a full model selection (a study of
+    :class:`~optuna_psms.fms.FullModelSelector` or ``optuna-psms select``) each model
+    (classifier or regressor) has its own marker symbol and legend entry, and a marker's
+    hover text names its pipeline.
 
     Example:
 
@@ -152,28 +196,37 @@ def plot_population(study: Study, params: Sequence[str] | None = None) -> go.Fig
                 hoverinfo="skip",
             )
         )
-    traces.append(
-        go.Scatter(
-            x=[xs[i] for i in done],
-            y=[ys[i] for i in done],
-            mode="markers",
-            name=f"trials (colour: {g_label})",
-            text=[hover[i] for i in done],
-            hovertemplate="%{text}<extra></extra>",
-            marker={
-                "color": [steps[i] for i in done],
-                "colorscale": "Viridis",
-                "size": 8,
-                "line": {"width": 0.5, "color": "white"},
-                "colorbar": {
-                    "title": {"text": g_label},
-                    "thickness": 12,
-                    "dtick": max(1, math.ceil(len(gen) / 8)),  # whole generations
+    pipelines = _pipelines(study)
+    for i, r in enumerate(rows):
+        if r.number in pipelines:
+            hover[i] += f"<br>{pipelines[r.number]}"
+    groups = _by_model(rows, done)
+    for k, (model, members) in enumerate(groups.items()):
+        traces.append(
+            go.Scatter(
+                x=[xs[i] for i in members],
+                y=[ys[i] for i in members],
+                mode="markers",
+                name=f"trials (colour: {g_label})" if model is None else f"trials: {model}",
+                text=[hover[i] for i in members],
+                hovertemplate="%{text}<extra></extra>",
+                marker={
+                    "color": [steps[i] for i in members],
+                    "colorscale": "Viridis",
+                    "cmin": 0,
+                    "cmax": max(len(gen) - 1, 1),
+                    "size": 8 if model is None else 9,
+                    "symbol": "circle" if model is None else SYMBOLS[k % len(SYMBOLS)],
+                    "line": {"width": 0.5, "color": "white"},
+                    "colorbar": {
+                        "title": {"text": g_label},
+                        "thickness": 12,
+                        "dtick": max(1, math.ceil(len(gen) / 8)),  # whole generations
+                    },
+                    "showscale": k == 0,
                 },
-                "showscale": True,
-            },
+            )
         )
-    )
     if other:
         traces.append(
             go.Scatter(
