@@ -7,7 +7,7 @@ initial_pipelines="defaults", ensemble_top=1)``: the same study as that script's
 1. the ``--pool`` best distinct complete trials (:func:`optuna_psms.fms._reselect.candidates`
    order) are scored out of fold on the search's own folds: each pipeline is fitted on one
    fold's training rows and gives its centred positive-class score (0.5 at its own decision
-   threshold, as ``psms_ensemble.centred``) on the other rows;
+   threshold, as ``psms_ensemble.pipeline_centred``) on the other rows;
 2. greedy forward selection with replacement: ``--steps`` times, add the pool member whose
    addition gives the lowest balanced error rate of the mean centred score (>= 0.5:
    positive) on those out-of-fold rows; ties go to the better-ranked member;
@@ -51,21 +51,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from psms_ensemble import _ber
 from psms_ensemble import _pair
 from psms_ensemble import centred
+from psms_ensemble import pipeline_centred
 from psms_table4 import _baselines
 from psms_table4 import split
-
-
-def pipeline_scores(pipe: Any, x: Any) -> NDArray[np.float64]:
-    """A fitted binary pipeline's centred positive-class score (``psms_ensemble.centred``)."""
-    if hasattr(pipe, "decision_function"):
-        try:
-            dec = np.asarray(pipe.decision_function(x), dtype=np.float64).ravel()
-            return np.asarray(1.0 / (1.0 + np.exp(-dec)), dtype=np.float64)
-        except AttributeError:
-            pass
-    threshold = getattr(pipe.steps[-1][1], "threshold_", None)
-    p1 = np.asarray(pipe.predict_proba(x), dtype=np.float64)[:, 1]
-    return np.asarray(p1 - (0.5 if threshold is None else threshold) + 0.5, dtype=np.float64)
 
 
 def ber01(y: NDArray[Any], score: NDArray[np.float64]) -> float:
@@ -116,7 +104,7 @@ def run(name: str, seed: int, sampler: str, trials: int, pool: int, steps: int) 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 fitted = clone(model).fit(objective.X[train], y[train])
-                oof[i, valid] = pipeline_scores(fitted, objective.X[valid])
+                oof[i, valid] = pipeline_centred(fitted, objective.X[valid])
     chosen = greedy(oof, y, steps)
     weights = np.array([chosen[i] for i in sorted(chosen)], dtype=float)
     scores = []

@@ -98,15 +98,18 @@ def centred(member: FullModelSelector, x: Any) -> NDArray[np.float64] | None:
     """Positive-class score of a binary member, 0.5 at its own decision threshold."""
     if len(member.classes_) != 2:
         return None
-    pipe = member.best_pipeline_
-    last = pipe.steps[-1][1]
+    return pipeline_centred(member.best_pipeline_, x)
+
+
+def pipeline_centred(pipe: Any, x: Any) -> NDArray[np.float64]:
+    """:func:`centred` of a fitted binary pipeline."""
     if hasattr(pipe, "decision_function"):
         try:
             dec = np.asarray(pipe.decision_function(x), dtype=np.float64).ravel()
             return np.asarray(1.0 / (1.0 + np.exp(-dec)), dtype=np.float64)
         except AttributeError:
             pass
-    threshold = getattr(last, "threshold_", None)
+    threshold = getattr(pipe.steps[-1][1], "threshold_", None)
     p1 = np.asarray(pipe.predict_proba(x), dtype=np.float64)[:, 1]
     return np.asarray(p1 - (0.5 if threshold is None else threshold) + 0.5, dtype=np.float64)
 
