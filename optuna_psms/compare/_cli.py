@@ -25,6 +25,10 @@ def _spec(args: argparse.Namespace) -> ObjectiveSpec:
         raise ComparisonError("--drop is only used with --csv or --dataset")
     if args.instance != 1 and not (args.function or "").lower().startswith("bbob:"):
         raise ComparisonError("--instance is only used with --function bbob:fN")
+    if args.initial_pipelines is not None and args.csv is None and args.dataset is None:
+        raise ComparisonError(
+            "--initial-pipelines is only used with --csv or --dataset (full model selection)"
+        )
     if args.direction != "minimize" and args.objective is None:
         raise ComparisonError("--direction is only used with --objective (the others minimize)")
     if args.function is not None:
@@ -44,6 +48,8 @@ def _spec(args: argparse.Namespace) -> ObjectiveSpec:
         "metric": args.metric,
         "subsample": args.subsample,
         "drop": tuple(drop_names(args.drop)),
+        # As select: the four textbook pipelines first unless --initial-pipelines none.
+        "initial_pipelines": None if args.initial_pipelines == "none" else "defaults",
     }
     if args.csv is not None:
         if args.target is None:
