@@ -497,6 +497,28 @@ def test_csv_full_model_selection(tmp_path: Any, capsys: Any) -> None:
         "Final best CV BER per seed (cross-validated on all rows, no hold-out, so optimistic; "
         "smaller is better):" in out
     )
+    assert "too few rows" not in err  # 50 rows of each class: no caution
+
+
+def test_tiny_data_gets_selects_small_data_caution(tmp_path: Any, capsys: Any) -> None:
+    # 4 rows of each class, 2 per fold of the 2-fold CV: the CV values move in steps of 1/6
+    # and are easily 0; `select` says so in one line, and so does compare (no hold-out part).
+    from sklearn.datasets import load_iris
+
+    frame = load_iris(as_frame=True).frame.groupby("target").head(4)
+    frame.to_csv(tmp_path / "few.csv", index=False)
+    argv = ["compare", "--csv", str(tmp_path / "few.csv"), "--target", "target"]
+    argv += ["--samplers", "random", "--baseline", "none", "--seeds", "1", "--n-trials", "1"]
+    argv += ["--initial-pipelines", "none", "--storage", f"sqlite:///{tmp_path / 'few.db'}"]
+    code, out, err = _run(
+        [*argv, "--report", "none", "--n-workers", "1", "--no-progress-bar"], capsys
+    )
+    assert code == 0, err
+    assert err.splitlines() == [
+        "warning: too few rows for these scores to mean much: class 0 has 4 search rows, 2 per "
+        "fold of the 2-fold CV (fewer than 5)"
+    ]
+    assert "Final best CV BER per seed" in out
 
 
 def _initial_marks(url: str) -> dict[str, list[Any]]:
