@@ -7,7 +7,9 @@ seed (named ``<name>/<sampler>/seed<k>``, side by side in the dashboard), prints
 the median final value, its inter-quartile range, wins/ties/losses against a baseline (TPE
 by default) on the same seeds and a paired Wilcoxon test, and writes an HTML report. With
 ``--dataset`` (or ``--csv FILE --target COLUMN``) the objective is full model selection:
-the cross-validated balanced error rate (BER) of a whole pipeline. Other objectives:
+the cross-validated balanced error rate (BER) of a whole pipeline, and every study starts,
+as ``optuna-psms select`` does, from the same four textbook pipelines (``--initial-pipelines
+none``: the sampler proposes every trial). Other objectives:
 ``--function rastrigin --dim 10``, a COCO function ``--function bbob:f7 --dim 5 --instance
 1``, or your own ``--objective module:function``. The storage is any URL (SQLite,
 PostgreSQL, MySQL, a journal file, Redis, gRPC); ``--resume`` runs only what is missing.

@@ -1032,6 +1032,61 @@ def test_failed_count_names_the_trial_ctrl_c_cut(
     assert "fms:error" in trials[1].user_attrs and "fms:error" not in trials[2].user_attrs
 
 
+def test_ctrl_c_during_the_refit_says_no_model_was_saved(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A second Ctrl-C during the refit after a first one stopped the search saved nothing,
+    # and the last line said only "optuna-psms: interrupted" (a new user's trial, 26 Nov
+    # 2026). Both Ctrl-Cs are simulated: trial 2's CV and the refit raise KeyboardInterrupt.
+    from optuna_psms.cli import select
+    from optuna_psms.fms import objective as objective_module
+    from optuna_psms.fms._folds import run_folds as real
+
+    calls: list[int] = []
+
+    def run_folds(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    def refit(*args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    real_refit = select._refit
+    monkeypatch.setattr(objective_module, "run_folds", run_folds)
+    monkeypatch.setattr(select, "_refit", refit)
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    out_file = tmp_path / "m.joblib"
+    argv = _select_argv(tmp_path, "--n-trials", "5", "--storage", db)
+    code, out, err = _run([*argv, "--output", str(out_file)], capsys)
+    (name,) = optuna.get_all_study_names(db)
+    assert code == 130 and not out_file.exists()
+    assert "[1 complete, 1 failed (1 interrupted by Ctrl-C) in the study]" in out
+    assert err.strip().splitlines()[-1] == (
+        f"optuna-psms: interrupted again before the model was saved: no model saved "
+        f"({out_file} not written); study '{name}' is kept in {db}, and a rerun saves the "
+        f"model: resume it with the same command and --study-name {name} (it runs 5 more "
+        "trials: --n-trials counts each run's; --n-trials 1 runs one)"
+    )
+    # A search that ends by itself and is cut in the final refit keeps the file it replaces.
+    monkeypatch.setattr(objective_module, "run_folds", real)
+    monkeypatch.setattr(select, "_refit", real_refit)
+    argv = [*_select_argv(tmp_path, "--n-trials", "1", "--storage", db), "--study-name", name]
+    assert _run([*argv, "--output", str(out_file)], capsys)[0] == 0
+    saved = out_file.read_bytes()
+    monkeypatch.setattr(select, "_refit", refit)
+    code, out, err = _run([*argv, "--output", str(out_file)], capsys)
+    assert code == 130 and out_file.read_bytes() == saved
+    assert err.strip().splitlines()[-1] == (
+        f"optuna-psms: interrupted before the model was saved: no model saved ({out_file} is "
+        f"unchanged, the model from before); study '{name}' is kept in {db}, and a rerun "
+        "saves the model: the same command resumes it (it runs 1 more trial: --n-trials "
+        "counts each run's; --n-trials 1 runs one)"
+    )
+
+
 def test_select_says_when_it_continues_a_study(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

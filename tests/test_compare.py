@@ -310,6 +310,14 @@ def test_objective_module_function(tmp_path: Any, capsys: Any, monkeypatch: Any)
             ["--function", "sphere", "--samplers", "pso", "--direction", "maximize"],
             "--direction is only used with --objective",
         ),
+        (
+            ["--function", "sphere", "--samplers", "pso", "--initial-pipelines", "none"],
+            "--initial-pipelines is only used with --csv or --dataset",
+        ),
+        (
+            ["--objective", "m:f", "--samplers", "pso", "--initial-pipelines", "defaults"],
+            "--initial-pipelines is only used with --csv or --dataset",
+        ),
     ],
 )
 def test_bad_input_is_one_line(
@@ -482,10 +490,94 @@ def test_csv_full_model_selection(tmp_path: Any, capsys: Any) -> None:
     assert study.metric_names == ["CV BER"]
     assert study.user_attrs["compare:objective"].startswith("full model selection on ")
     assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 2
-    assert all("fms:pipeline" in t.user_attrs for t in study.trials)
+    assert all(
+        "fms:pipeline" in t.user_attrs for t in study.get_trials(states=(TrialState.COMPLETE,))
+    )
     assert (
         "Final best CV BER per seed (cross-validated on all rows, no hold-out, so optimistic; "
         "smaller is better):" in out
+    )
+    assert "too few rows" not in err  # 50 rows of each class: no caution
+
+
+def test_tiny_data_gets_selects_small_data_caution(tmp_path: Any, capsys: Any) -> None:
+    # 4 rows of each class, 2 per fold of the 2-fold CV: the CV values move in steps of 1/6
+    # and are easily 0; `select` says so in one line, and so does compare (no hold-out part).
+    from sklearn.datasets import load_iris
+
+    frame = load_iris(as_frame=True).frame.groupby("target").head(4)
+    frame.to_csv(tmp_path / "few.csv", index=False)
+    argv = ["compare", "--csv", str(tmp_path / "few.csv"), "--target", "target"]
+    argv += ["--samplers", "random", "--baseline", "none", "--seeds", "1", "--n-trials", "1"]
+    argv += ["--initial-pipelines", "none", "--storage", f"sqlite:///{tmp_path / 'few.db'}"]
+    code, out, err = _run(
+        [*argv, "--report", "none", "--n-workers", "1", "--no-progress-bar"], capsys
+    )
+    assert code == 0, err
+    assert err.splitlines() == [
+        "warning: too few rows for these scores to mean much: class 0 has 4 search rows, 2 per "
+        "fold of the 2-fold CV (fewer than 5)"
+    ]
+    assert "Final best CV BER per seed" in out
+
+
+def _initial_marks(url: str) -> dict[str, list[Any]]:
+    return {
+        name: [t.user_attrs.get("fms:initial") for t in study.trials]
+        for name in optuna.get_all_study_names(url)
+        for study in [optuna.load_study(study_name=name, storage=url)]
+    }
+
+
+def test_fms_studies_start_from_selects_initial_pipelines_once(tmp_path: Any, capsys: Any) -> None:
+    # compare runs the search `select` runs: the four textbook pipelines first, the same in
+    # every study (paired), and a resumed comparison does not enqueue them again.
+    from optuna_psms.cli._data import load_dataset
+    from optuna_psms.fms import make_objective
+    from optuna_psms.fms._initial import default_pipelines
+
+    url = f"sqlite:///{tmp_path / 'i.db'}"
+    argv = ["compare", "--dataset", "sklearn:iris", "--samplers", "random,pso"]
+    argv += ["--baseline", "none", "--seeds", "1", "--storage", url, "--report", "none"]
+    argv += ["--n-workers", "1", "--no-progress-bar"]
+    code, out, err = _run([*argv, "--n-trials", "5"], capsys)
+    assert code == 0, err
+    assert "2-fold CV ber, starting from the initial pipelines: 1 seed x 5 trials" in out
+    built = make_objective(*load_dataset("sklearn:iris"), cv=2, metric="ber")
+    expected = default_pipelines(built.space, built.context, "ber")
+    assert len(expected) == 4
+    for name in ("sklearn_iris/random/seed0", "sklearn_iris/pso/seed0"):
+        study = optuna.load_study(study_name=name, storage=url)
+        assert [t.params for t in study.trials[:4]] == expected, name
+        assert study.user_attrs["compare:objective"].endswith(
+            "starting from the initial pipelines"
+        )
+    assert _initial_marks(url) == {n: [0, 1, 2, 3, None] for n in optuna.get_all_study_names(url)}
+    # Resumed: topped up by the samplers, the initial pipelines are not enqueued again.
+    code, out, err = _run([*argv, "--n-trials", "7", "--resume"], capsys)
+    assert code == 0, err
+    assert "Running 4 trials in 2 studies" in out
+    assert _initial_marks(url) == {n: [0, 1, 2, 3] + [None] * 3 for n in _initial_marks(url)}
+    assert all(c == Counter({"COMPLETE": 7}) for c in _states(url).values())
+    # Resumed with the other setting: another search, refused with the way out.
+    code, out, err = _run(
+        [*argv, "--n-trials", "8", "--resume", "--initial-pipelines", "none"], capsys
+    )
+    assert code == 2
+    (line,) = err.strip().splitlines()
+    assert line.endswith("resume it with --initial-pipelines defaults, or choose another --name")
+    # --initial-pipelines none: every trial is the sampler's.
+    code, out, err = _run(
+        [*argv, "--n-trials", "2", "--initial-pipelines", "none", "--name", "n"], capsys
+    )
+    assert code == 0, err
+    assert "2-fold CV ber: 1 seed x 2 trials" in out
+    study = optuna.load_study(study_name="n/random/seed0", storage=url)
+    assert [t.user_attrs.get("fms:initial") for t in study.trials] == [None, None]
+    code, out, err = _run([*argv, "--n-trials", "3", "--resume", "--name", "n"], capsys)
+    assert code == 2
+    assert err.strip().endswith(
+        "resume it with --initial-pipelines none, or choose another --name"
     )
 
 
@@ -748,6 +840,7 @@ def test_csv_drop_leaves_columns_out_of_the_search(tmp_path: Any, capsys: Any) -
     study = optuna.load_study(study_name="flowers/random/seed0", storage=url)
     assert study.user_attrs["compare:objective"] == (
         f"full model selection on {csv} (target target) without column(s) 'id', 2-fold CV ber"
+        ", starting from the initial pipelines"
     )
     # Without --drop the id column is searched, and `compare` says so once, as `select` does.
     code, out, err = _run([*argv, "--name", "with-id"], capsys)

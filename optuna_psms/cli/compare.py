@@ -74,6 +74,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="full model selection: columns to leave out of the search, e.g. an ID "
         "(--drop id name, or id,name)",
     )
+    p.add_argument(
+        "--initial-pipelines",
+        choices=["defaults", "none"],
+        default=None,
+        help="full model selection: 'defaults' enqueues scikit-learn's default RBF SVC, "
+        "logistic regression, random forest and gradient boosting as the first trials of "
+        "every new study, as optuna-psms select does, the same for every sampler and seed; "
+        "'none': the sampler proposes every trial (default: defaults)",
+    )
     p.add_argument("--dim", type=int, default=10, metavar="D", help="function dimensions (10)")
     p.add_argument(
         "--instance",

@@ -34,6 +34,9 @@ from optuna_psms.cli._data import print_identifier_warnings
 from optuna_psms.cli._holdout import loss_label
 from optuna_psms.cli._holdout import report_held_out
 from optuna_psms.cli._holdout import small_data_warning
+from optuna_psms.cli._interrupt import file_stamp
+from optuna_psms.cli._interrupt import not_saved
+from optuna_psms.cli._interrupt import resume_hint
 from optuna_psms.cli._select_args import add_parser
 from optuna_psms.cli._select_args import check_args
 from optuna_psms.cli._select_args import DEFAULT_OUTPUT
@@ -271,13 +274,7 @@ def _read_back(
     from optuna_psms.storages import hide_password
 
     shown = hide_password(args.storage)
-    # Without --study-name the same command starts a new timestamped study: say how to resume.
-    if args.study_name:
-        resume = "the same command resumes it"
-    else:
-        resume = f"resume it with the same command and --study-name {study_name}"
-    # A rerun adds --n-trials trials to those already in the study; not "up to" that number.
-    resume += f" (it runs {args.n_trials} more trials: --n-trials counts each run's)"
+    resume = resume_hint(args, study_name)
     try:
         study = optuna.load_study(study_name=study_name, storage=storage)
         trials = study.get_trials(deepcopy=False)
@@ -393,34 +390,41 @@ def run(args: argparse.Namespace) -> int:
     model = _search_model(args, settings, storage, study_name, **choice, **initial)
     _print_start(args, settings, label, storage, study_name, parts)
     X_search, y_search, _, y_held = parts
+    before = file_stamp(args.output or DEFAULT_OUTPUT)
     interrupted = _search(model, X_search, y_search)
-    read = _read_back(args, storage, study_name, interrupted)
-    if read is None:
+    # Ctrl-C during the choice, the refits or the save (a second one after a first that
+    # stopped the search) saves nothing: the last line says so, not just "interrupted".
+    try:
+        read = _read_back(args, storage, study_name, interrupted)
+        if read is None:
+            return 130
+        study, n_done, failed, n_running = read
+        if interrupted:
+            model = None  # the search's own refit did not happen
+        done = f"{n_done} complete, {failed} in the study"
+        best = _choose(settings, study, parts, done, **choice)
+        if args.output is None and n_running > 0 and not interrupted:
+            print(
+                f"{n_running} trial(s) of other workers still running: the last worker saves "
+                f"the model (or pass --output FILE to save now)"
+            )
+            return 0
+        searched = search_copy(storage, study_name)
+        if y_held is not None:
+            if model is None or getattr(model, "best_params_", None) != best.params:
+                # Interrupted, or another worker found a better pipeline since this fit ended.
+                _announce_slow_refit(best, f"the {len(y_search)} search rows")
+                model = _refit(settings, searched, best, X_search, y_search, **vote)
+            report_held_out(settings, model, study, best, parts)
+        else:
+            print("held-out: none (--test-size 0), so no estimate free of the selection")
+        # Below the scores it qualifies: "held-out ber 0.0000" on 2 rows read as a result.
+        caution = small_data_warning(settings, y_search, y_held)
+        if caution is not None:
+            print(caution, file=sys.stderr)
+        _save(args, settings, searched, best, X, y, **vote)
+    except KeyboardInterrupt:
+        print(not_saved(args, study_name, interrupted, before), file=sys.stderr)
         return 130
-    study, n_done, failed, n_running = read
-    if interrupted:
-        model = None  # the search's own refit did not happen
-    done = f"{n_done} complete, {failed} in the study"
-    best = _choose(settings, study, parts, done, **choice)
-    if args.output is None and n_running > 0 and not interrupted:
-        print(
-            f"{n_running} trial(s) of other workers still running: the last worker saves "
-            f"the model (or pass --output FILE to save now)"
-        )
-        return 0
-    searched = search_copy(storage, study_name)
-    if y_held is not None:
-        if model is None or getattr(model, "best_params_", None) != best.params:
-            # Interrupted, or another worker found a better pipeline since this fit ended.
-            _announce_slow_refit(best, f"the {len(y_search)} search rows")
-            model = _refit(settings, searched, best, X_search, y_search, **vote)
-        report_held_out(settings, model, study, best, parts)
-    else:
-        print("held-out: none (--test-size 0), so no estimate free of the selection")
-    # Below the scores it qualifies: "held-out ber 0.0000" on 2 rows read as a result.
-    caution = small_data_warning(settings, y_search, y_held)
-    if caution is not None:
-        print(caution, file=sys.stderr)
-    _save(args, settings, searched, best, X, y, **vote)
     publish_figures(study, args.storage)
     return 130 if interrupted else 0

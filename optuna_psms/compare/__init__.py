@@ -17,6 +17,7 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from typing import Any
 
 import optuna
 
@@ -139,7 +140,10 @@ def compare_samplers(
     (failed trials are retried) and the user attrs ``compare:sampler``, ``compare:seed``,
     ``compare:objective`` and ``compare:name``. With ``resume=True`` existing studies of
     the comparison are topped up to ``n_trials`` and complete ones are left alone;
-    without it, existing studies are an error.
+    without it, existing studies are an error. A full model selection whose
+    :class:`ObjectiveSpec` has ``initial_pipelines`` enqueues them as the first trials of
+    each new study (counted in ``n_trials``; those beyond it wait for a resume), never into
+    a resumed one.
 
     Args:
         objective: A benchmark function's name (``"rastrigin"``), an
@@ -192,8 +196,10 @@ def compare_samplers(
         spec = ObjectiveSpec("function", objective, dim=dim)
     else:
         spec = objective
+    initial: list[dict[str, Any]] = []
     if isinstance(spec, ObjectiveSpec):
-        spec.build(0)  # fail here, in one line, rather than in every worker
+        built = spec.build(0)  # fail here, in one line, rather than in every worker
+        initial = spec.initial_trials(built)
         description, metric_name = spec.describe(), spec.metric_name()
         identity = spec.identity()
         if spec.kind in ("function", "dataset", "csv") and direction != "minimize":
@@ -208,7 +214,17 @@ def compare_samplers(
     store = open_comparison_storage(storage)
     seeds = list(range(n_seeds))
     plan = prepare(
-        store, name, names, seeds, n_trials, description, metric_name, direction, resume, identity
+        store,
+        name,
+        names,
+        seeds,
+        n_trials,
+        description,
+        metric_name,
+        direction,
+        resume,
+        identity,
+        initial,
     )
     todo = [task for task, done in plan if done < task.n_trials]
     if on_start is not None:

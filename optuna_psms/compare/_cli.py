@@ -18,25 +18,32 @@ from optuna_psms.storages import dashboard_argument
 from optuna_psms.storages import hide_password
 
 
-def _spec(args: argparse.Namespace) -> ObjectiveSpec:
+def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None]:
+    """The objective of ``args``, and for full model selection on too few rows the one
+    ``warning:`` line that ``select`` prints (else ``None``)."""
     if args.target is not None and args.csv is None:
         raise ComparisonError("--target is only used with --csv")
     if args.drop is not None and args.csv is None and args.dataset is None:
         raise ComparisonError("--drop is only used with --csv or --dataset")
     if args.instance != 1 and not (args.function or "").lower().startswith("bbob:"):
         raise ComparisonError("--instance is only used with --function bbob:fN")
+    if args.initial_pipelines is not None and args.csv is None and args.dataset is None:
+        raise ComparisonError(
+            "--initial-pipelines is only used with --csv or --dataset (full model selection)"
+        )
     if args.direction != "minimize" and args.objective is None:
         raise ComparisonError("--direction is only used with --objective (the others minimize)")
     if args.function is not None:
-        return ObjectiveSpec(
+        function = ObjectiveSpec(
             "function",
             args.function,
             dim=args.dim,
             shifted=not args.no_shift,
             instance=args.instance,
         )
+        return function, None
     if args.objective is not None:
-        return ObjectiveSpec("callable", args.objective, path=os.getcwd())
+        return ObjectiveSpec("callable", args.objective, path=os.getcwd()), None
     from optuna_psms.cli._data import drop_names
 
     common: dict[str, Any] = {
@@ -44,6 +51,8 @@ def _spec(args: argparse.Namespace) -> ObjectiveSpec:
         "metric": args.metric,
         "subsample": args.subsample,
         "drop": tuple(drop_names(args.drop)),
+        # As select: the four textbook pipelines first unless --initial-pipelines none.
+        "initial_pipelines": None if args.initial_pipelines == "none" else "defaults",
     }
     if args.csv is not None:
         if args.target is None:
@@ -52,12 +61,15 @@ def _spec(args: argparse.Namespace) -> ObjectiveSpec:
     else:
         spec = ObjectiveSpec("dataset", args.dataset, **common)
     from optuna_psms.cli._data import print_identifier_warnings
+    from optuna_psms.cli._holdout import small_data_warning
 
     # Loaded here, once: a --drop naming no column is a mistake of this command, said here,
     # and so is an identifier-like column left in (one warning line each, as in `select`).
-    X, _ = spec.load()
+    X, y = spec.load()
     print_identifier_warnings(X)
-    return spec
+    # Every row is searched (no hold-out): only the CV part of select's caution applies.
+    settings = {"task": "classification", "cv": args.cv, "metric": args.metric}
+    return spec, small_data_warning(settings, y, None)
 
 
 def _publish(result: Any) -> int:
@@ -130,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         added = ""
         if baseline is not None and parse_samplers([baseline])[0] not in names:
             added = f" and the baseline {parse_samplers([baseline])[0]}"  # run too: say so
-        spec = _spec(args)
+        spec, caution = _spec(args)
         print(
             f"Comparing {args.samplers}{added} on {spec.describe()}: "
             f"{args.seeds} seed{'' if args.seeds == 1 else 's'} x "
@@ -181,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
             f"W/T/L: seeds where the sampler beats / ties / loses to {baseline}; Wilcoxon: "
             "paired two-sided signed-rank test over seeds (* p < 0.05)."
         )
+    if caution is not None:  # below the values it qualifies, as in `select`
+        print(caution, file=sys.stderr)
     report = args.report or f"compare-{result.name.replace('/', '_')}.html"
     if report.lower() != "none":
         command = "optuna-psms " + " ".join(shlex.quote(a) for a in sys.argv[1:])

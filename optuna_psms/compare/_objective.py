@@ -27,6 +27,23 @@ class ObjectiveError(ValueError):
 
 
 _BBOB = re.compile(r"bbob:f?(\d+)", re.IGNORECASE)
+#: The end of :meth:`ObjectiveSpec.describe` for a full model selection that starts from
+#: initial pipelines (followed by the set's name unless it is ``"defaults"``).
+INITIAL_NOTE = ", starting from the initial pipelines"
+
+
+def resume_hint(made_on: Any, wanted: str) -> str:
+    """The way out when a resumed study was made on ``made_on``, not on ``wanted`` (two
+    :meth:`ObjectiveSpec.describe` lines): the ``--initial-pipelines`` setting it was made
+    with when only that differs, else another ``--name``."""
+
+    def split(description: str) -> tuple[str, str]:
+        head, note, name = description.partition(INITIAL_NOTE)
+        return head, (name.strip() or "defaults") if note else "none"
+
+    if isinstance(made_on, str) and split(made_on)[0] == split(wanted)[0]:
+        return f"resume it with --initial-pipelines {split(made_on)[1]}, or choose another --name"
+    return "choose another --name"
 
 
 def parse_bbob(name: str) -> int | None:
@@ -65,6 +82,13 @@ class ObjectiveSpec:
         path: Directory put first on ``sys.path`` before importing ``module``.
         drop: Columns of the dataset or CSV file left out of full model selection (e.g. an
             identifier).
+        initial_pipelines: Full model selection: the name of a set of
+            :data:`optuna_psms.fms._initial.PORTFOLIOS` (``"defaults"``: the four textbook
+            pipelines that ``optuna-psms select`` and ``FullModelSelector`` start from),
+            enqueued as the first trials of every new study, the same for every sampler and
+            seed (:meth:`initial_trials`); ``None`` (the default here): every trial is the
+            sampler's. Part of :meth:`describe`, so that a comparison is resumed only with
+            the setting it was made with.
     """
 
     kind: Kind
@@ -78,6 +102,7 @@ class ObjectiveSpec:
     subsample: float = 1.0
     path: str | None = None
     drop: tuple[str, ...] = ()
+    initial_pipelines: str | None = None
 
     def describe(self) -> str:
         """One line saying what is optimised (stored in each study's user attrs)."""
@@ -97,7 +122,11 @@ class ObjectiveSpec:
             sub = f", subsample {self.subsample:g}" if self.subsample < 1 else ""
             if self.drop:
                 data += f" without column(s) {', '.join(map(repr, self.drop))}"
-            return f"full model selection on {data}, {self.cv}-fold CV {self.metric}{sub}"
+            start = ""
+            if self.initial_pipelines is not None:
+                named = "" if self.initial_pipelines == "defaults" else self.initial_pipelines
+                start = f"{INITIAL_NOTE} {named}".rstrip()
+            return f"full model selection on {data}, {self.cv}-fold CV {self.metric}{sub}{start}"
         return f"objective {self.name}"
 
     def identity(self) -> str:
@@ -165,8 +194,10 @@ class ObjectiveSpec:
         """The objective for one seed (full model selection seeds its folds with it).
 
         Raises:
-            ObjectiveError: Unknown function or dataset, unreadable CSV, failed import.
+            ObjectiveError: Unknown function or dataset, unreadable CSV, failed import, or
+                ``initial_pipelines`` for an objective other than full model selection.
         """
+        self._check_initial()
         if self.kind == "function" and parse_bbob(self.name) is not None:
             return self._bbob_objective()
         if self.kind == "function":
@@ -184,6 +215,43 @@ class ObjectiveSpec:
         if self.kind in ("dataset", "csv"):
             return self._fms_objective(seed)
         return self._import()
+
+    def _check_initial(self) -> None:
+        if self.initial_pipelines is None:
+            return
+        if self.kind not in ("dataset", "csv"):
+            raise ObjectiveError(
+                "initial pipelines are only for full model selection (a dataset or CSV file), "
+                f"not for a {self.kind} objective"
+            )
+        from optuna_psms.fms._initial import PORTFOLIOS
+
+        if self.initial_pipelines not in PORTFOLIOS:
+            raise ObjectiveError(
+                f"unknown initial pipelines {self.initial_pipelines!r}; choose one of "
+                f"{', '.join(PORTFOLIOS)} (or None)"
+            )
+
+    def initial_trials(self, objective: Objective | None = None) -> list[dict[str, Any]]:
+        """The parameters of the initial pipelines that every new study of the comparison
+        enqueues first (empty without ``initial_pipelines``).
+
+        They depend on the data (columns, classes) and the metric only, not on the seed, so
+        every sampler and seed starts from the same ones.
+
+        Args:
+            objective: This spec's built objective, if at hand (else built here).
+
+        Raises:
+            ObjectiveError: As :meth:`build`.
+        """
+        self._check_initial()
+        if self.initial_pipelines is None:
+            return []
+        from optuna_psms.fms._initial import default_pipelines
+
+        built: Any = objective if objective is not None else self.build(0)
+        return default_pipelines(built.space, built.context, built.metric, self.initial_pipelines)
 
     def _bbob_objective(self) -> Objective:
         from optuna_psms.benchmarks import bbob

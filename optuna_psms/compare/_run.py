@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Iterator
+from collections.abc import Mapping
 from collections.abc import Sequence
 import concurrent.futures
 import contextlib
@@ -22,6 +23,7 @@ from optuna_psms._registry import make_sampler
 from optuna_psms._registry import SAMPLERS
 from optuna_psms.compare._objective import Objective
 from optuna_psms.compare._objective import ObjectiveSpec
+from optuna_psms.compare._objective import resume_hint
 
 
 ATTR_SAMPLER = "compare:sampler"
@@ -230,12 +232,17 @@ def prepare(
     direction: str,
     resume: bool,
     identity: str | None = None,
+    initial: Sequence[Mapping[str, Any]] = (),
 ) -> list[tuple[Task, int]]:
     """Create the missing studies and return every task with its COMPLETE trial count.
 
     ``identity`` (default: ``description``) is what an existing study must have been made
     on (:meth:`ObjectiveSpec.identity`: a CSV file by a digest of its data, not its path);
     a study made before it was stored is matched by ``description``.
+
+    ``initial`` (:meth:`ObjectiveSpec.initial_trials`) is enqueued as the first trials of
+    each study created here, with the user attr ``fms:initial`` as ``select`` marks them;
+    an existing study (a resumed comparison) gets none, so they are never run twice.
 
     Raises:
         ComparisonError: Studies of this comparison exist and ``resume`` is false, or an
@@ -261,7 +268,7 @@ def prepare(
             if made_on != wanted:
                 raise ComparisonError(
                     f"study {task.study_name!r} was made on {made_on!r}, not on "
-                    f"{wanted!r}; choose another --name"
+                    f"{wanted!r}; {resume_hint(made_on, wanted)}"
                 )
             if study.direction.name.lower() != direction:
                 raise ComparisonError(
@@ -282,6 +289,10 @@ def prepare(
             with warnings.catch_warnings():  # experimental in Optuna 4 and 5
                 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
                 study.set_metric_names([metric_name])
+            from optuna_psms.fms._initial import INITIAL_ATTR
+
+            for i, params in enumerate(initial):
+                study.enqueue_trial(dict(params), user_attrs={INITIAL_ATTR: i})
         out.append((task, _complete(study)))
     return out
 

@@ -1,0 +1,66 @@
+"""What ``select`` says when Ctrl-C stops it: how to resume the study, and, when Ctrl-C cut
+the steps after the search, that no model was saved."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from optuna_psms.cli._select_args import DEFAULT_OUTPUT
+
+
+def resume_hint(args: argparse.Namespace, study_name: str, more: str = "") -> str:
+    """How to resume the study: ``the same command resumes it``, with ``--study-name`` when
+    the command named none, and how many trials the rerun adds.
+
+    Args:
+        args: The command's arguments.
+        study_name: The study's name.
+        more: Added inside the closing parenthesis, e.g. ``"; --n-trials 1 runs one"``.
+    """
+    # Without --study-name the same command starts a new timestamped study: say how to resume.
+    if args.study_name:
+        resume = "the same command resumes it"
+    else:
+        resume = f"resume it with the same command and --study-name {study_name}"
+    # A rerun adds --n-trials trials to those already in the study; not "up to" that number.
+    trials = f"{args.n_trials} more trial{'' if args.n_trials == 1 else 's'}"
+    return resume + f" (it runs {trials}: --n-trials counts each run's{more})"
+
+
+def file_stamp(path: str) -> tuple[int, int, int] | None:
+    """``(inode, size, mtime in ns)`` of ``path``, or ``None`` when there is no such file."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def not_saved(
+    args: argparse.Namespace, study_name: str, again: bool, before: tuple[int, int, int] | None
+) -> str:
+    """The last line when Ctrl-C cut the steps after the search (the choice, the refits, the
+    save): no model was saved, the study is kept, and how to resume it and save one.
+
+    Args:
+        args: The command's arguments.
+        study_name: The study's name.
+        again: Whether a first Ctrl-C had stopped the search (this is the second).
+        before: :func:`file_stamp` of the output file before the search; a file changed since
+            means the cut came after the model was saved (the save renames a finished file),
+            and the line says so instead.
+    """
+    from optuna_psms.storages import hide_password
+
+    path = args.output or DEFAULT_OUTPUT
+    now = file_stamp(path)
+    if now is not None and now != before:
+        return f"optuna-psms: interrupted after the model was saved to {path}"
+    kept = f"{path} is unchanged, the model from before" if now else f"{path} not written"
+    resume = resume_hint(args, study_name, "; --n-trials 1 runs one")
+    return (
+        f"optuna-psms: interrupted{' again' if again else ''} before the model was saved: no "
+        f"model saved ({kept}); study '{study_name}' is kept in "
+        f"{hide_password(args.storage)}, and a rerun saves the model: {resume}"
+    )
