@@ -289,10 +289,9 @@ def prepare(
             with warnings.catch_warnings():  # experimental in Optuna 4 and 5
                 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
                 study.set_metric_names([metric_name])
-            from optuna_psms.fms._initial import INITIAL_ATTR
+            from optuna_psms.fms._initial import enqueue_pipelines
 
-            for i, params in enumerate(initial):
-                study.enqueue_trial(dict(params), user_attrs={INITIAL_ATTR: i})
+            enqueue_pipelines(study, initial)
         out.append((task, _complete(study)))
     return out
 

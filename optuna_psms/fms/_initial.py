@@ -138,6 +138,12 @@ def enqueue_initial(
     pipelines = (
         default_pipelines(space, context, metric, value) if isinstance(value, str) else value
     )
+    enqueue_pipelines(study, pipelines)
+    return len(pipelines)
+
+
+def enqueue_pipelines(study: optuna.Study, pipelines: Sequence[Mapping[str, Any]]) -> None:
+    """Enqueue ``pipelines`` in order, each marked with its index (:data:`INITIAL_ATTR`);
+    ``skip_if_exists`` drops one another worker enqueued at the same moment."""
     for i, params in enumerate(pipelines):
         study.enqueue_trial(dict(params), user_attrs={INITIAL_ATTR: i}, skip_if_exists=True)
-    return len(pipelines)
