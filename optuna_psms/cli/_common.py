@@ -3,6 +3,7 @@ atomic saving."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import tempfile
 from typing import Any
@@ -107,3 +108,29 @@ def save_model(model: Any, path: str) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+#: What ``--initial-pipelines defaults`` evaluates first, for the options' help.
+INITIAL_HELP = (
+    "'defaults' evaluates scikit-learn's default RBF SVC, logistic regression, random forest "
+    "and gradient boosting first, as the first trials of every new study; 'none': the "
+    "sampler proposes every trial (default: defaults; see FullModelSelector's "
+    "initial_pipelines)"
+)
+
+
+def add_columns_option(parser: argparse.ArgumentParser, flag: str, help: str) -> None:
+    """A column-list option such as ``--drop``: ``--drop id name`` or ``--drop id,name``,
+    and given twice it adds up (the names are read by ``cli._data.drop_names``)."""
+    parser.add_argument(flag, nargs="+", action="extend", default=None, metavar="COL", help=help)
+
+
+def add_initial_pipelines_option(parser: argparse.ArgumentParser, scope: str) -> None:
+    """``--initial-pipelines {defaults,none}`` (``None`` when not given: the default), its help
+    starting with ``scope`` (e.g. ``"classification"``)."""
+    parser.add_argument(
+        "--initial-pipelines",
+        choices=["defaults", "none"],
+        default=None,
+        help=f"{scope}: {INITIAL_HELP}",
+    )

@@ -6,6 +6,8 @@ import argparse
 import math
 from typing import Any
 
+from optuna_psms.cli._common import add_columns_option
+from optuna_psms.cli._common import add_initial_pipelines_option
 from optuna_psms.cli._common import CLASSIFIER_NAMES
 from optuna_psms.cli._common import METRIC_NAMES
 from optuna_psms.cli._common import REGRESSION_METRIC_NAMES
@@ -71,13 +73,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--dataset", metavar="NAME", help="bundled dataset: sklearn:breast_cancer, keel:heart, ..."
     )
     sel.add_argument("--target", metavar="COLUMN", help="label column of the CSV file")
-    sel.add_argument(
+    add_columns_option(
+        sel,
         "--drop",
-        nargs="+",
-        action="extend",
-        default=None,
-        metavar="COL",
-        help="columns to leave out of the search, e.g. an ID (--drop id name, or id,name); "
+        "columns to leave out of the search, e.g. an ID (--drop id name, or id,name); "
         "the saved model ignores them in new data",
     )
     sel.add_argument("--sampler", default=None, help="sampler name (default: pso)")
@@ -125,15 +124,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "pipelines, each refitted (default: 10; 1: the chosen pipeline alone; see "
         "FullModelSelector's ensemble_top)",
     )
-    sel.add_argument(
-        "--initial-pipelines",
-        choices=["defaults", "none"],
-        default=None,
-        help="classification: 'defaults' evaluates scikit-learn's default RBF SVC, logistic "
-        "regression, random forest and gradient boosting first, as the new study's first "
-        "trials; 'none': the sampler proposes every trial (default: "
-        "defaults; see FullModelSelector's initial_pipelines)",
-    )
+    add_initial_pipelines_option(sel, "classification")
     sel.add_argument(
         "--test-size",
         type=float,

@@ -9,6 +9,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from optuna_psms.cli._common import add_columns_option
+from optuna_psms.cli._common import add_initial_pipelines_option
+
 
 DEFAULT_STORAGE = "sqlite:///psms.db"
 #: Trials between two publications of a study's figures while it runs (--publish-every).
@@ -65,24 +68,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="your objective(trial) -> float, importable from the current directory",
     )
     p.add_argument("--target", metavar="COLUMN", help="label column of the CSV file")
-    p.add_argument(
+    add_columns_option(
+        p,
         "--drop",
-        nargs="+",
-        action="extend",
-        default=None,
-        metavar="COL",
-        help="full model selection: columns to leave out of the search, e.g. an ID "
+        "full model selection: columns to leave out of the search, e.g. an ID "
         "(--drop id name, or id,name)",
     )
-    p.add_argument(
-        "--initial-pipelines",
-        choices=["defaults", "none"],
-        default=None,
-        help="full model selection: 'defaults' enqueues scikit-learn's default RBF SVC, "
-        "logistic regression, random forest and gradient boosting as the first trials of "
-        "every new study, as optuna-psms select does, the same for every sampler and seed; "
-        "'none': the sampler proposes every trial (default: defaults)",
-    )
+    add_initial_pipelines_option(p, "full model selection, the same for every sampler and seed")
     p.add_argument("--dim", type=int, default=10, metavar="D", help="function dimensions (10)")
     p.add_argument(
         "--instance",

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 import warnings
 
+from optuna_psms.cli._common import add_columns_option
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import UserError
 
@@ -29,23 +30,17 @@ def register(sub: Any) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--csv", metavar="PATH", help="CSV file with a header row")
     source.add_argument("--dataset", metavar="NAME", help="bundled dataset (its features)")
-    parser.add_argument(
+    add_columns_option(
+        parser,
         "--drop",
-        nargs="+",
-        action="extend",
-        metavar="COL",
-        default=None,
-        help="columns of the data to ignore, e.g. the label column (--drop label id, or "
+        "columns of the data to ignore, e.g. the label column (--drop label id, or "
         "label,id); columns the model was not fitted with are ignored anyway, after a "
         "warning line",
     )
-    parser.add_argument(
+    add_columns_option(
+        parser,
         "--keep",
-        nargs="+",
-        action="extend",
-        metavar="COL",
-        default=None,
-        help="columns of the data to copy, as written, into the output before the "
+        "columns of the data to copy, as written, into the output before the "
         "predictions, e.g. an identifier (--keep id name, or id,name); a kept column the "
         "model was fitted with is still passed to it",
     )
