@@ -87,12 +87,6 @@ def _load_model(path: str) -> Any:
     return model
 
 
-def _quoted(names: list[str], most: int = 10) -> str:
-    """``'a', 'b'``; past ``most`` names, the first ones and ``... (N in all)``."""
-    shown = ", ".join(map(repr, names[:most]))
-    return shown + (f", ... ({len(names)} in all)" if len(names) > most else "")
-
-
 def _check_model_columns(model: Any, X: Any, where: str, dropped: list[str]) -> None:
     """Raise a one-line error naming the columns a model fitted on named columns needs and
     ``X`` lacks: those ``--drop`` removed are said to be, and a column of ``X`` the model does
@@ -105,6 +99,8 @@ def _check_model_columns(model: Any, X: Any, where: str, dropped: list[str]) -> 
         UserError: A column of the model is missing.
     """
     import difflib
+
+    from optuna_psms.fms._validation import quoted_names
 
     names = getattr(model, "feature_names_in_", None)
     if (
@@ -122,14 +118,14 @@ def _check_model_columns(model: Any, X: Any, where: str, dropped: list[str]) -> 
     notes = []
     removed = [n for n in missing if n in dropped]
     if removed:
-        notes.append(f"--drop removed {_quoted(removed)}")
+        notes.append(f"--drop removed {quoted_names(removed)}")
     for name in missing:
         close = difflib.get_close_matches(name.lower(), list(unknown), n=1, cutoff=0.8)
         if name not in removed and close:
             notes.append(f"{name!r} renamed {unknown[close[0]]!r}?")
     count = f"{len(missing)} column{'s' if len(missing) > 1 else ''}"
     raise UserError(
-        f"{where} lacks {count} the model was fitted with: {_quoted(missing)}"
+        f"{where} lacks {count} the model was fitted with: {quoted_names(missing)}"
         + (f" ({'; '.join(notes)})" if notes else "")
     )
 

@@ -67,10 +67,11 @@ def user_stacklevel(fallback: int) -> int:
     return found
 
 
-def _names(columns: Any) -> str:
+def quoted_names(columns: Any, most: int = 10) -> str:
+    """``'a', 'b'`` for a message; past ``most`` names, the first ones and ``... (N more)``."""
     shown = [repr(c.item() if isinstance(c, np.generic) else c) for c in columns]
-    if len(shown) > 10:
-        shown = [*shown[:10], f"... ({len(shown) - 10} more)"]
+    if len(shown) > most:
+        shown = [*shown[:most], f"... ({len(shown) - most} more)"]
     return ", ".join(shown)
 
 
@@ -106,7 +107,7 @@ def check_unique_columns(X: Any) -> None:
     duplicated = [name for name, n in counts.items() if n > 1]
     if duplicated:
         raise ValueError(
-            f"X has duplicate column names: {_names(duplicated)}; rename them so that "
+            f"X has duplicate column names: {quoted_names(duplicated)}; rename them so that "
             f"every column can be found by name."
         )
 
@@ -163,19 +164,19 @@ def check_features(estimator: Any, X: Any, *, stacklevel: int = 2) -> Any:
         missing = [n for n in names if n not in present]
         if missing:
             unknown = [c for c in X.columns if c not in wanted]
-            hint = f" X has column(s) not seen in fit: {_names(unknown)}." if unknown else ""
+            hint = f" X has column(s) not seen in fit: {quoted_names(unknown)}." if unknown else ""
             raise ValueError(
                 f"X is missing {len(missing)} column(s) that {kind} was fitted with: "
-                f"{_names(missing)}.{hint}"
+                f"{quoted_names(missing)}.{hint}"
             )
         doubled = [n for n, c in Counter(X.columns).items() if c > 1 and n in wanted]
         if doubled:
-            raise ValueError(f"X has duplicate column names: {_names(doubled)}.")
+            raise ValueError(f"X has duplicate column names: {quoted_names(doubled)}.")
         extra = [c for c in X.columns if c not in wanted]
         if extra:
             warnings.warn(
                 f"X has {len(extra)} column(s) that {kind} was not fitted with; they are "
-                f"ignored: {_names(extra)}.",
+                f"ignored: {quoted_names(extra)}.",
                 UserWarning,
                 stacklevel=user_stacklevel(stacklevel + 1),
             )
@@ -192,7 +193,7 @@ def check_features(estimator: Any, X: Any, *, stacklevel: int = 2) -> Any:
             what = "X has no column names"
         warnings.warn(
             f"{what}, but {kind} was fitted with named columns; its columns "
-            f"are taken as {_names(names)}, in this order.",
+            f"are taken as {quoted_names(names)}, in this order.",
             UserWarning,
             stacklevel=user_stacklevel(stacklevel + 1),
         )
