@@ -151,6 +151,12 @@ def summary(rows: list[dict[str, Any]], others: list[dict[str, Any]]) -> list[st
     ]
     c10 = [by[(r["set"], r["seed"], r["sampler"])] for r in rows]
     out.append(f"centred10 {statistics.fmean(c10):.2f}; ES - centred10: {_pair(es, c10)}")
+    steps = rows[0]["steps"]
+    top = [max(r["chosen"].values()) for r in rows]
+    out.append(
+        f"one trial takes all {steps} steps in {sum(t == steps for t in top)} splits, "
+        f"at least {int(0.8 * steps)} in {sum(t >= 0.8 * steps for t in top)}"
+    )
     base = [_baselines(*split(name, seed), seed) for name, seed in splits]
     for key in ("svc-grid", "logreg"):
         b = [x[key] for x in base]

@@ -64,15 +64,30 @@ def diverse(side: dict[str, Any], k: int, cap: int) -> float:
 TOLERANCES = (0.5, 1.0, 2.0)
 
 
-def tolerant(row: dict[str, Any], side: dict[str, Any], c: float) -> float:
-    """Test BER of the centred vote of the members within ``c`` standard errors of the best."""
+def within(row: dict[str, Any], side: dict[str, Any], c: float) -> NDArray[np.intp]:
+    """The members (indices, best first) within ``c`` standard errors of the best CV BER."""
     y = np.asarray(side["y_test"])
     n0, n1 = (7.0 / 3.0 * np.sum(y == k) for k in (0, 1))
     cv = np.asarray(row["member_cv_ber"], dtype=float) / 100.0
     se = float(np.sqrt(cv[0] * (1.0 - cv[0]) * (1.0 / n0 + 1.0 / n1) / 4.0))
-    chosen = np.flatnonzero(cv <= cv[0] + c * se + 1e-12)
-    scores = np.asarray(side["member_scores"])[chosen]
-    return ber(y, (scores.mean(axis=0) >= 0.5).astype(int))
+    return np.flatnonzero(cv <= cv[0] + c * se + 1e-12)
+
+
+def tolerant(row: dict[str, Any], side: dict[str, Any], c: float) -> float:
+    """Test BER of the centred vote of the members within ``c`` standard errors of the best."""
+    scores = np.asarray(side["member_scores"])[within(row, side, c)]
+    return ber(np.asarray(side["y_test"]), (scores.mean(axis=0) >= 0.5).astype(int))
+
+
+def kept_line(rows: list[dict[str, Any]], sides: list[dict[str, Any]]) -> str:
+    """How many of the ten members each ``tolC`` rule keeps on average."""
+    by_key = {(r["set"], r["seed"], r["sampler"]): r for r in rows}
+    pairs = [(by_key[k], s) for s in sides if (k := (s["set"], s["seed"], s["sampler"])) in by_key]
+    means = [
+        f"tol{c:g} {statistics.fmean(len(within(r, s, c)) for r, s in pairs):.1f}"
+        for c in TOLERANCES
+    ]
+    return f"members kept on average over {len(pairs)} searches: " + ", ".join(means)
 
 
 def table(
@@ -134,6 +149,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.confirm is not None:
         blocks[f"{args.confirm[0]}-{args.confirm[-1]} (confirming)"] = args.confirm
     print("\n".join(table(rows, sides, args.samplers, blocks)))
+    if sides:
+        print(kept_line([r for r in rows if r["sampler"] in args.samplers], sides))
 
 
 if __name__ == "__main__":

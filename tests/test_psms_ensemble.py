@@ -203,3 +203,8 @@ def test_the_tolerance_vote_keeps_the_members_the_cv_cannot_tell_from_the_best(
     assert psms_vote_rules.tolerant(row, side, 1.0) == 50.0  # best + one wrong: a tie, 0.5
     assert psms_vote_rules.tolerant(row, side, 2.0) == 50.0
     assert psms_vote_rules.tolerant(row, side, 4.0) == 100.0  # two wrong against one right
+    keyed = [{**row, "set": "a", "seed": 0, "sampler": "pso"}]
+    sides = [{**side, "set": "a", "seed": 0, "sampler": "pso"}]
+    assert psms_vote_rules.kept_line(keyed, sides) == (
+        "members kept on average over 1 searches: tol0.5 1.0, tol1 2.0, tol2 2.0"
+    )
