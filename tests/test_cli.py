@@ -1002,11 +1002,9 @@ def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
     )
 
 
-def test_failed_count_names_the_trial_ctrl_c_cut(
-    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # "[27 complete, 1 failed]" after Ctrl-C read as a broken pipeline (a new user's trial,
-    # 26 Nov 2026): Optuna fails the cut trial too. Trial 1's pipeline fails, trial 2 is cut.
+def _raise_in_trials(monkeypatch: pytest.MonkeyPatch, plan: dict[int, BaseException]) -> None:
+    """Make the CV of the ``k``-th trial (0-based, in call order) raise ``plan[k]``: a broken
+    pipeline or a simulated Ctrl-C, with no timing involved."""
     from optuna_psms.fms import objective as objective_module
     from optuna_psms.fms._folds import run_folds as real
 
@@ -1014,13 +1012,19 @@ def test_failed_count_names_the_trial_ctrl_c_cut(
 
     def run_folds(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
-        if len(calls) == 2:
-            raise ValueError("a broken pipeline")
-        if len(calls) == 3:
-            raise KeyboardInterrupt
+        if len(calls) - 1 in plan:
+            raise plan[len(calls) - 1]
         return real(*args, **kwargs)
 
     monkeypatch.setattr(objective_module, "run_folds", run_folds)
+
+
+def test_failed_count_names_the_trial_ctrl_c_cut(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "[27 complete, 1 failed]" after Ctrl-C read as a broken pipeline (a new user's trial,
+    # 26 Nov 2026): Optuna fails the cut trial too. Trial 1's pipeline fails, trial 2 is cut.
+    _raise_in_trials(monkeypatch, {1: ValueError("a broken pipeline"), 2: KeyboardInterrupt()})
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
     argv = _select_argv(tmp_path, "--n-trials", "5", "--storage", db, "--study-name", "cut")
@@ -1042,19 +1046,11 @@ def test_ctrl_c_during_the_refit_says_no_model_was_saved(
     from optuna_psms.fms import objective as objective_module
     from optuna_psms.fms._folds import run_folds as real
 
-    calls: list[int] = []
-
-    def run_folds(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(*args, **kwargs)
-
     def refit(*args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
 
     real_refit = select._refit
-    monkeypatch.setattr(objective_module, "run_folds", run_folds)
+    _raise_in_trials(monkeypatch, {1: KeyboardInterrupt()})
     monkeypatch.setattr(select, "_refit", refit)
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
