@@ -1,9 +1,12 @@
-"""Shared fixtures: the list of samplers under test, and reachable services."""
+"""Shared fixtures: the list of samplers under test, reachable services, the docs scripts."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+import importlib
 import os
+from pathlib import Path
+from types import ModuleType
 
 import optuna
 import pytest
@@ -27,3 +30,18 @@ def require_service(name: str, host: str, port: int) -> None:
 
 
 SamplerFactory = Callable[..., optuna.samplers.BaseSampler]
+
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+@pytest.fixture
+def docs_script(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], ModuleType]:
+    """Import a script of ``docs/`` by module name (``docs_script("psms_caruana")``), with
+    ``docs/`` on ``sys.path`` for this test only, as the scripts import each other."""
+
+    def load(name: str) -> ModuleType:
+        monkeypatch.syspath_prepend(str(DOCS))
+        return importlib.import_module(name)
+
+    return load

@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-
-
 @pytest.fixture
-def script(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.syspath_prepend(str(DOCS))
-    import psms_caruana
-
-    return psms_caruana
+def script(docs_script: Any) -> Any:
+    return docs_script("psms_caruana")
 
 
 def test_greedy_selection_takes_what_lowers_the_out_of_fold_error(script: Any) -> None:

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-
-
 @pytest.fixture
-def script(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.syspath_prepend(str(DOCS))
-    import psms_threshold
-
-    return psms_threshold
+def script(docs_script: Any) -> Any:
+    return docs_script("psms_threshold")
 
 
 def test_every_pipeline_is_scored_three_ways_and_the_modes_differ(script: Any) -> None:
