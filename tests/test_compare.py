@@ -521,6 +521,24 @@ def test_tiny_data_gets_selects_small_data_caution(tmp_path: Any, capsys: Any) -
     assert "Final best CV BER per seed" in out
 
 
+def test_small_data_caution_counts_the_rows_subsample_leaves(tmp_path: Any, capsys: Any) -> None:
+    # 50 rows of each class, but --subsample 0.1 cross-validates each trial on 5 of them:
+    # compare printed the values with no caution.
+    from sklearn.datasets import load_iris
+
+    load_iris(as_frame=True).frame.to_csv(tmp_path / "iris.csv", index=False)
+    argv = ["compare", "--csv", str(tmp_path / "iris.csv"), "--target", "target"]
+    argv += ["--samplers", "random", "--baseline", "none", "--seeds", "1", "--n-trials", "1"]
+    argv += ["--initial-pipelines", "none", "--storage", f"sqlite:///{tmp_path / 'i.db'}"]
+    argv += ["--subsample", "0.1", "--report", "none", "--n-workers", "1", "--no-progress-bar"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert err.splitlines() == [
+        "warning: too few rows for these scores to mean much: class 0 has 5 search rows in "
+        "each trial (of its 50; --subsample 0.1), 2-3 per fold of the 2-fold CV (fewer than 5)"
+    ]
+
+
 def _initial_marks(url: str) -> dict[str, list[Any]]:
     return {
         name: [t.user_attrs.get("fms:initial") for t in study.trials]

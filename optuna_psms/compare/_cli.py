@@ -67,8 +67,14 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None]:
     # and so is an identifier-like column left in (one warning line each, as in `select`).
     X, y = spec.load()
     print_identifier_warnings(X)
-    # Every row is searched (no hold-out): only the CV part of select's caution applies.
-    settings = {"task": "classification", "cv": args.cv, "metric": args.metric}
+    # Every row is searched (no hold-out): only the CV part of select's caution applies, on
+    # the rows each trial draws with --subsample.
+    settings = {
+        "task": "classification",
+        "cv": args.cv,
+        "metric": args.metric,
+        "subsample": args.subsample,
+    }
     return spec, small_data_warning(settings, y, None)
 
 
