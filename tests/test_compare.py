@@ -627,6 +627,47 @@ def test_csv_resume_matches_the_data_not_the_path(
     assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 2
 
 
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        (["a"] * 40, "y has a single class ('a')"),
+        (["a"] * 39 + ["b"], "class 'b' has only 1 sample(s), fewer than the 2"),
+    ],
+)
+def test_data_errors_come_before_the_first_line(
+    labels: list[str], message: str, tmp_path: Any, capsys: Any
+) -> None:
+    # A refused run printed "Comparing random and the baseline tpe on ..." above its error,
+    # announcing a run that never started (a new user's trial, 26 Nov 2026).
+    import pandas as pd
+
+    pd.DataFrame(
+        {"a": [i % 5 for i in range(40)], "b": [i % 7 for i in range(40)], "y": labels}
+    ).to_csv(tmp_path / "d.csv", index=False)
+    argv = ["compare", "--csv", str(tmp_path / "d.csv"), "--target", "y", "--samplers", "random"]
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    code, out, err = _run([*argv, "--storage", url, "--no-progress-bar"], capsys)
+    assert code == 2 and out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"optuna-psms: error: {message}"), line
+
+
+def test_existing_comparison_is_refused_before_the_first_line(tmp_path: Any, capsys: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    argv = [*_compare(url, "--seeds", "1", "--n-trials", "2", "--baseline", "none")]
+    assert _run([*argv, "--report", "none"], capsys)[0] == 0
+    code, out, err = _run([*argv, "--report", "none"], capsys)
+    assert code == 2 and out == ""
+    (line,) = err.strip().splitlines()
+    assert "already has 2 of 2 studies in this storage; add --resume" in line
+    code, out, err = _run([*argv, "--report", "none", "--resume"], capsys)
+    assert code == 0 and out.splitlines()[:2] == [
+        f"Comparing random,pso on rastrigin function, 2 dimensions, shifted, minimize: 1 seed "
+        f"x 2 trials, storage {url}",
+        "Every study is complete: nothing to run.",
+    ]
+
+
 def test_csv_with_a_continuous_target_points_to_select_regression(
     tmp_path: Any, capsys: Any
 ) -> None:
@@ -638,8 +679,8 @@ def test_csv_with_a_continuous_target_points_to_select_regression(
     frame.to_csv(tmp_path / "fried.csv", index=False)
     argv = ["compare", "--csv", str(tmp_path / "fried.csv"), "--target", "yield_t"]
     argv += ["--samplers", "random", "--storage", f"sqlite:///{tmp_path / 'c.db'}"]
-    code, _, err = _run([*argv, "--no-progress-bar"], capsys)
-    assert code == 2
+    code, out, err = _run([*argv, "--no-progress-bar"], capsys)
+    assert code == 2 and out == ""  # "Comparing random and the baseline tpe ..." came first
     (line,) = err.strip().splitlines()
     assert "column 'yield_t' looks continuous" in line
     assert "classification only" in line and "optuna-psms select --task regression" in line

@@ -109,9 +109,13 @@ def run(args: argparse.Namespace) -> int:
     # reported in one line instead, and failed FMS pipelines keep their reason in fms:error.
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     bar: Any = None
+    first = ""  # the first line, printed by on_start
 
     def on_start(n_trials: int, n_studies: int) -> None:
         nonlocal bar
+        # The first line once everything is checked (the data, the objective, the storage,
+        # the studies of a resumed comparison): a refused run prints its one error line only.
+        print(first)
         if n_trials == 0:
             print("Every study is complete: nothing to run.")
             return
@@ -138,8 +142,7 @@ def run(args: argparse.Namespace) -> int:
             raise ComparisonError("--n-workers must be at least 1")
         if args.publish_every < 0:
             raise ComparisonError("--publish-every must be 0 (never) or a number of trials")
-        # Checked before the first line, which would otherwise announce a run that is
-        # refused (compare_samplers checks them again, without the option names).
+        # Checked here to name the options (compare_samplers checks them again, without).
         if args.seeds < 1:
             raise ComparisonError("--seeds must be at least 1")
         if args.n_trials < 1:
@@ -149,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         if baseline is not None and parse_samplers([baseline])[0] not in names:
             added = f" and the baseline {parse_samplers([baseline])[0]}"  # run too: say so
         spec, caution = _spec(args)
-        print(
+        first = (
             f"Comparing {args.samplers}{added} on {spec.describe()}: "
             f"{args.seeds} seed{'' if args.seeds == 1 else 's'} x "
             f"{args.n_trials} trials, storage {hide_password(args.storage)}"
