@@ -539,6 +539,49 @@ def test_small_data_caution_counts_the_rows_subsample_leaves(tmp_path: Any, caps
     ]
 
 
+@pytest.mark.parametrize("where", ["sampler", "last write"])
+def test_a_second_ctrl_c_in_optunas_code_leaves_no_trial_running(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    # A second Ctrl-C stops at once; landing in Optuna's own code (the sampler in study.ask,
+    # or its last storage write, which Optuna turns into an UnboundLocalError) it left the
+    # trial RUNNING, or was reported as "the objective raised UnboundLocalError". Simulated:
+    # the 3rd call raises KeyboardInterrupt, as the SIGINT handler does on a second Ctrl-C.
+    from optuna.study import _optimize
+
+    owner: Any
+    if where == "sampler":
+        owner, name = optuna.samplers.RandomSampler, "before_trial"
+    else:
+        owner, name = _optimize, "_tell_with_warning"
+    real: Any = getattr(owner, name)
+    calls: list[int] = []
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    argv = ["compare", "--function", "sphere", "--dim", "2", "--samplers", "random"]
+    argv += ["--seeds", "1", "--n-trials", "4", "--baseline", "none", "--storage", url]
+    argv += ["--n-workers", "1", "--report", "none", "--no-progress-bar"]
+    with monkeypatch.context() as patch:
+        patch.setattr(owner, name, interrupted)
+        code, out, err = _run(argv, capsys)
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == (
+        "optuna-psms: interrupted; finished trials are saved, add --resume to continue"
+    )
+    study = optuna.load_study(study_name="sphere-d2/random/seed0", storage=url)
+    assert [t.state.name for t in study.trials] == ["COMPLETE", "COMPLETE", "FAIL"]
+    assert study.trials[2].user_attrs["fms:interrupted"] is True
+    code, out, err = _run([*argv, "--resume"], capsys)
+    assert code == 0, err
+    assert _states(url) == {"sphere-d2/random/seed0": Counter(COMPLETE=4, FAIL=1)}
+
+
 def _initial_marks(url: str) -> dict[str, list[Any]]:
     return {
         name: [t.user_attrs.get("fms:initial") for t in study.trials]

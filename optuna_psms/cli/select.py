@@ -27,6 +27,8 @@ import sys
 from typing import Any
 import warnings
 
+from optuna_psms._interrupted import cut_by_ctrl_c
+from optuna_psms._interrupted import StartedTrials
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import save_model
 from optuna_psms.cli._common import UserError
@@ -99,24 +101,6 @@ def _without(drop: list[str] | None) -> str:
 #: The start of the Python warning about an identifier-like column, which ``select`` prints
 #: itself (once, for all rows, with the command-line remedy) before the search.
 _IDENTIFIER_WARNING = r"column .* looks like a row identifier"
-
-
-def _cut_by_ctrl_c(exc: BaseException) -> bool:
-    """Whether ``exc`` was raised while Python handled a Ctrl-C (a KeyboardInterrupt in its
-    ``__context__`` chain).
-
-    Optuna 5.0's ``_run_trial`` turns a Ctrl-C that lands inside its final storage write into
-    an ``UnboundLocalError`` from its ``finally`` block (seen in ``.ci/run``, 25 Nov 2026);
-    that is still the user's interrupt.
-    """
-    seen: set[int] = set()
-    cause: BaseException | None = exc
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, KeyboardInterrupt):
-            return True
-        seen.add(id(cause))
-        cause = cause.__context__
-    return False
 
 
 def _announce_slow_refit(best: Any, rows: str) -> None:
@@ -232,17 +216,24 @@ def _print_start(
 def _search(model: Any, X: Any, y: Any) -> bool:
     """Run the search (``model.fit``); whether Ctrl-C cut it short.
 
+    A Ctrl-C in Optuna's own code (the sampler, a storage write) leaves its trial ``RUNNING``:
+    the trials this process started and left so are failed, marked ``fms:interrupted``, so
+    that a rerun does not take them for another worker's.
+
     Raises:
         UserError: The search refused the data or its settings.
     """
+    started = StartedTrials(model.storage)
     try:
-        with warnings.catch_warnings():  # said above, for all the rows
+        with warnings.catch_warnings(), started:  # the warning is said above, for all rows
             warnings.filterwarnings("ignore", message=_IDENTIFIER_WARNING, category=UserWarning)
             model.fit(X, y)
     except KeyboardInterrupt:
+        started.fail_running()
         return True
     except Exception as exc:
-        if _cut_by_ctrl_c(exc):
+        if cut_by_ctrl_c(exc):
+            started.fail_running()
             return True
         if isinstance(exc, ValueError | RuntimeError):
             raise UserError(str(exc)) from None
