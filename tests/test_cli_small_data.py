@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from typing import Any
 
 import numpy as np
@@ -124,3 +126,64 @@ def test_select_counts_the_rows_subsample_leaves(tmp_path: Any, capsys: Any) -> 
         "warning: too few rows for these scores to mean much: class 'neg' has 8 search rows in "
         "each trial (of its 75; --subsample 0.1), 4 per fold of the 2-fold CV (fewer than 5)"
     ]
+
+
+class _Pipe:
+    """What the reader of ``optuna-psms ... 2>&1 | cat`` sees: a write to stderr at once, a
+    write to stdout when stdout is flushed (block-buffered, as Python makes it in a pipe)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.held: list[str] = []
+        pipe = self
+
+        class Stdout(io.TextIOBase):
+            def write(self, text: str) -> int:
+                pipe.held.append(text)
+                return len(text)
+
+            def flush(self) -> None:
+                pipe.seen.append("".join(pipe.held))
+                pipe.held.clear()
+
+        class Stderr(io.TextIOBase):
+            def write(self, text: str) -> int:
+                pipe.seen.append(text)
+                return len(text)
+
+        self.stdout, self.stderr = Stdout(), Stderr()
+
+    def text(self) -> str:
+        self.stdout.flush()  # at exit
+        return "".join(self.seen)
+
+
+def test_the_caution_comes_below_the_scores_in_a_pipe(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Through `2>&1 | tee log` the caution came first, above the scores it qualifies: stderr
+    # is written at once, stdout when its buffer is flushed (at exit).
+    pipe = _Pipe()
+    monkeypatch.setattr(sys, "stdout", pipe.stdout)
+    monkeypatch.setattr(sys, "stderr", pipe.stderr)
+    rng = np.random.default_rng(1)
+    label = np.array(["neg", "pos"] * 3)
+    pd.DataFrame({"x": rng.normal(size=6) + (label == "pos"), "outcome": label}).to_csv(
+        tmp_path / "d.csv", index=False
+    )
+    argv = ["select", "--csv", str(tmp_path / "d.csv"), "--target", "outcome"]
+    argv += ["--sampler", "random", "--classifiers", "naive_bayes", "--selectors", "none"]
+    argv += ["--n-trials", "2", "--seed", "0", "--no-progress-bar", "--test-size", "0.25"]
+    argv += ["--storage", f"sqlite:///{tmp_path}/s.db", "--output", str(tmp_path / "m.joblib")]
+    assert main(argv) == 0
+    lines = pipe.text().splitlines()
+    starts = [
+        next(i for i, line in enumerate(lines) if line.startswith(s))
+        for s in (
+            "Full model selection",
+            "held-out ber",
+            "warning: too few rows",
+            "Model refitted",
+        )
+    ]
+    assert starts == sorted(starts), lines

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 import warnings
 
 from optuna_psms.cli._common import UserError
+from optuna_psms.cli._common import warn
 
 
 #: Fewer held-out rows than this get a ``warning:`` line: the held-out score is then rough.
@@ -139,7 +139,7 @@ def report_held_out(
     # category the search rows never had), one line each.
     for message in dict.fromkeys(str(w.message).strip() for w in caught):
         first = (message.splitlines() or [""])[0]
-        print(f"warning: in the held-out rows, {first}", file=sys.stderr)
+        warn(f"warning: in the held-out rows, {first}")
     baseline = ""
     if settings["task"] == "regression":
         from sklearn.dummy import DummyRegressor

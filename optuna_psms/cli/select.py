@@ -32,6 +32,7 @@ from optuna_psms._interrupted import StartedTrials
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import save_model
 from optuna_psms.cli._common import UserError
+from optuna_psms.cli._common import warn
 from optuna_psms.cli._data import print_identifier_warnings
 from optuna_psms.cli._holdout import loss_label
 from optuna_psms.cli._holdout import report_held_out
@@ -272,10 +273,9 @@ def _read_back(
     except Exception as exc:  # the interrupt cut a storage call short
         if not interrupted:
             raise
-        print(
+        warn(
             f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} (not read "
-            f"back: {type(exc).__name__}): {resume}",
-            file=sys.stderr,
+            f"back: {type(exc).__name__}): {resume}"
         )
         return None
     states = [t.state for t in trials]
@@ -283,10 +283,9 @@ def _read_back(
     failed = _failed(trials)
     n_running = states.count(optuna.trial.TrialState.RUNNING)
     if interrupted:
-        print(
+        warn(
             f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} "
-            f"({n_done} complete): {resume}",
-            file=sys.stderr,
+            f"({n_done} complete): {resume}"
         )
         if n_done == 0:
             return None
@@ -380,6 +379,7 @@ def run(args: argparse.Namespace) -> int:
     storage, study_name, settings, parts = _open_study(args, settings, X, y, label)
     model = _search_model(args, settings, storage, study_name, **choice, **initial)
     _print_start(args, settings, label, storage, study_name, parts)
+    sys.stdout.flush()  # before the progress bar and the search's warnings, on stderr
     X_search, y_search, _, y_held = parts
     before = file_stamp(args.output or DEFAULT_OUTPUT)
     interrupted = _search(model, X_search, y_search)
@@ -412,10 +412,10 @@ def run(args: argparse.Namespace) -> int:
         # Below the scores it qualifies: "held-out ber 0.0000" on 2 rows read as a result.
         caution = small_data_warning(settings, y_search, y_held)
         if caution is not None:
-            print(caution, file=sys.stderr)
+            warn(caution)
         _save(args, settings, searched, best, X, y, **vote)
     except KeyboardInterrupt:
-        print(not_saved(args, study_name, interrupted, before), file=sys.stderr)
+        warn(not_saved(args, study_name, interrupted, before))
         return 130
     publish_figures(study, args.storage)
     return 130 if interrupted else 0

@@ -10,6 +10,7 @@ from typing import Any
 
 import optuna
 
+from optuna_psms.cli._common import warn
 from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
 from optuna_psms.compare._run import ComparisonError
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
             if min(workers, n_studies) > 1
             else "in this process"
         )
-        print(f"Running {n_trials} trials in {n_studies} studies ({where}).")
+        print(f"Running {n_trials} trials in {n_studies} studies ({where}).", flush=True)
         if not args.no_progress_bar:
             from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
@@ -179,10 +180,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
-        print(
-            "optuna-psms: interrupted; finished trials are saved, add --resume to continue",
-            file=sys.stderr,
-        )
+        warn("optuna-psms: interrupted; finished trials are saved, add --resume to continue")
         return 130
     if bar is not None:
         bar.close()
@@ -203,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
             "paired two-sided signed-rank test over seeds (* p < 0.05)."
         )
     if caution is not None:  # below the values it qualifies, as in `select`
-        print(caution, file=sys.stderr)
+        warn(caution)
     report = args.report or f"compare-{result.name.replace('/', '_')}.html"
     if report.lower() != "none":
         command = "optuna-psms " + " ".join(shlex.quote(a) for a in sys.argv[1:])
