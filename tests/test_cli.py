@@ -1083,6 +1083,59 @@ def test_ctrl_c_during_the_refit_says_no_model_was_saved(
     )
 
 
+def _interrupt_call(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, k: int) -> None:
+    """Make the ``k``-th call (0-based) of ``owner.name`` raise KeyboardInterrupt first: a
+    Ctrl-C simulated at a chosen point of Optuna's own code, with no timing involved."""
+    real = getattr(owner, name)
+    calls: list[int] = []
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) - 1 == k:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, interrupted)
+
+
+@pytest.mark.parametrize(
+    ("where", "k"),
+    [
+        ("sampler", 2),  # study.ask of trial 2, an enqueued initial pipeline
+        ("sampler", 4),  # study.ask of trial 4, a trial the storage creates
+        ("last write", 1),  # Optuna's tell of trial 1 (its UnboundLocalError)
+    ],
+)
+def test_ctrl_c_in_optunas_code_leaves_no_trial_running(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch, where: str, k: int
+) -> None:
+    # A Ctrl-C in Optuna's own code, not in the objective, left the trial RUNNING for good;
+    # the rerun took it for another worker's and saved no model ("1 trial(s) of other
+    # workers still running: the last worker saves the model").
+    from optuna.study import _optimize
+
+    monkeypatch.chdir(tmp_path)
+    _write_csv(tmp_path / "data.csv")
+    db = f"sqlite:///{tmp_path}/s.db"
+    argv = _select_argv(tmp_path, "--storage", db, "--study-name", "cut", "--n-trials", "6")
+    with monkeypatch.context() as patch:
+        if where == "sampler":
+            _interrupt_call(patch, optuna.samplers.RandomSampler, "before_trial", k)
+        else:
+            _interrupt_call(patch, _optimize, "_tell_with_warning", k)
+        code, out, err = _run(argv, capsys)
+    assert code == 130, err
+    assert f"[{k} complete, 1 failed (1 interrupted by Ctrl-C) in the study]" in out
+    trials = optuna.load_study(study_name="cut", storage=db).trials
+    assert [t.state.name for t in trials] == ["COMPLETE"] * k + ["FAIL"]
+    assert trials[k].user_attrs["fms:interrupted"] is True
+    # The rerun sees a clean study: it runs its trial, and as the last worker saves the model.
+    code, out, err = _run([*argv[:-1], "1"], capsys)
+    assert code == 0, err
+    assert "still running" not in out and "saved to psms_model.joblib" in out
+    assert (tmp_path / "psms_model.joblib").exists()
+
+
 def test_select_says_when_it_continues_a_study(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

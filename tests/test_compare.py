@@ -521,6 +521,67 @@ def test_tiny_data_gets_selects_small_data_caution(tmp_path: Any, capsys: Any) -
     assert "Final best CV BER per seed" in out
 
 
+def test_small_data_caution_counts_the_rows_subsample_leaves(tmp_path: Any, capsys: Any) -> None:
+    # 50 rows of each class, but --subsample 0.1 cross-validates each trial on 5 of them:
+    # compare printed the values with no caution.
+    from sklearn.datasets import load_iris
+
+    load_iris(as_frame=True).frame.to_csv(tmp_path / "iris.csv", index=False)
+    argv = ["compare", "--csv", str(tmp_path / "iris.csv"), "--target", "target"]
+    argv += ["--samplers", "random", "--baseline", "none", "--seeds", "1", "--n-trials", "1"]
+    argv += ["--initial-pipelines", "none", "--storage", f"sqlite:///{tmp_path / 'i.db'}"]
+    argv += ["--subsample", "0.1", "--report", "none", "--n-workers", "1", "--no-progress-bar"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert err.splitlines() == [
+        "warning: too few rows for these scores to mean much: class 0 has 5 search rows in "
+        "each trial (of its 50; --subsample 0.1), 2-3 per fold of the 2-fold CV (fewer than 5)"
+    ]
+
+
+@pytest.mark.parametrize("where", ["sampler", "last write"])
+def test_a_second_ctrl_c_in_optunas_code_leaves_no_trial_running(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    # A second Ctrl-C stops at once; landing in Optuna's own code (the sampler in study.ask,
+    # or its last storage write, which Optuna turns into an UnboundLocalError) it left the
+    # trial RUNNING, or was reported as "the objective raised UnboundLocalError". Simulated:
+    # the 3rd call raises KeyboardInterrupt, as the SIGINT handler does on a second Ctrl-C.
+    from optuna.study import _optimize
+
+    owner: Any
+    if where == "sampler":
+        owner, name = optuna.samplers.RandomSampler, "before_trial"
+    else:
+        owner, name = _optimize, "_tell_with_warning"
+    real: Any = getattr(owner, name)
+    calls: list[int] = []
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    argv = ["compare", "--function", "sphere", "--dim", "2", "--samplers", "random"]
+    argv += ["--seeds", "1", "--n-trials", "4", "--baseline", "none", "--storage", url]
+    argv += ["--n-workers", "1", "--report", "none", "--no-progress-bar"]
+    with monkeypatch.context() as patch:
+        patch.setattr(owner, name, interrupted)
+        code, out, err = _run(argv, capsys)
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == (
+        "optuna-psms: interrupted; finished trials are saved, add --resume to continue"
+    )
+    study = optuna.load_study(study_name="sphere-d2/random/seed0", storage=url)
+    assert [t.state.name for t in study.trials] == ["COMPLETE", "COMPLETE", "FAIL"]
+    assert study.trials[2].user_attrs["fms:interrupted"] is True
+    code, out, err = _run([*argv, "--resume"], capsys)
+    assert code == 0, err
+    assert _states(url) == {"sphere-d2/random/seed0": Counter(COMPLETE=4, FAIL=1)}
+
+
 def _initial_marks(url: str) -> dict[str, list[Any]]:
     return {
         name: [t.user_attrs.get("fms:initial") for t in study.trials]
@@ -609,6 +670,47 @@ def test_csv_resume_matches_the_data_not_the_path(
     assert len(study.get_trials(states=(TrialState.COMPLETE,))) == 2
 
 
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        (["a"] * 40, "y has a single class ('a')"),
+        (["a"] * 39 + ["b"], "class 'b' has only 1 sample(s), fewer than the 2"),
+    ],
+)
+def test_data_errors_come_before_the_first_line(
+    labels: list[str], message: str, tmp_path: Any, capsys: Any
+) -> None:
+    # A refused run printed "Comparing random and the baseline tpe on ..." above its error,
+    # announcing a run that never started (a new user's trial, 26 Nov 2026).
+    import pandas as pd
+
+    pd.DataFrame(
+        {"a": [i % 5 for i in range(40)], "b": [i % 7 for i in range(40)], "y": labels}
+    ).to_csv(tmp_path / "d.csv", index=False)
+    argv = ["compare", "--csv", str(tmp_path / "d.csv"), "--target", "y", "--samplers", "random"]
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    code, out, err = _run([*argv, "--storage", url, "--no-progress-bar"], capsys)
+    assert code == 2 and out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"optuna-psms: error: {message}"), line
+
+
+def test_existing_comparison_is_refused_before_the_first_line(tmp_path: Any, capsys: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    argv = [*_compare(url, "--seeds", "1", "--n-trials", "2", "--baseline", "none")]
+    assert _run([*argv, "--report", "none"], capsys)[0] == 0
+    code, out, err = _run([*argv, "--report", "none"], capsys)
+    assert code == 2 and out == ""
+    (line,) = err.strip().splitlines()
+    assert "already has 2 of 2 studies in this storage; add --resume" in line
+    code, out, err = _run([*argv, "--report", "none", "--resume"], capsys)
+    assert code == 0 and out.splitlines()[:2] == [
+        f"Comparing random,pso on rastrigin function, 2 dimensions, shifted, minimize: 1 seed "
+        f"x 2 trials, storage {url}",
+        "Every study is complete: nothing to run.",
+    ]
+
+
 def test_csv_with_a_continuous_target_points_to_select_regression(
     tmp_path: Any, capsys: Any
 ) -> None:
@@ -620,8 +722,8 @@ def test_csv_with_a_continuous_target_points_to_select_regression(
     frame.to_csv(tmp_path / "fried.csv", index=False)
     argv = ["compare", "--csv", str(tmp_path / "fried.csv"), "--target", "yield_t"]
     argv += ["--samplers", "random", "--storage", f"sqlite:///{tmp_path / 'c.db'}"]
-    code, _, err = _run([*argv, "--no-progress-bar"], capsys)
-    assert code == 2
+    code, out, err = _run([*argv, "--no-progress-bar"], capsys)
+    assert code == 2 and out == ""  # "Comparing random and the baseline tpe ..." came first
     (line,) = err.strip().splitlines()
     assert "column 'yield_t' looks continuous" in line
     assert "classification only" in line and "optuna-psms select --task regression" in line

@@ -6,6 +6,7 @@ import inspect
 import math
 from typing import Any
 
+import numpy as np
 import optuna
 from optuna.distributions import CategoricalDistribution
 from optuna.distributions import FloatDistribution
@@ -249,6 +250,89 @@ def _choice_colours(figure: go.Figure) -> dict[tuple[str, str], str]:
         colour = trace.line.color if trace.legendgroup == "preprocessing" else trace.marker.color
         colours[trace.legendgroup, trace.name] = colour
     return colours
+
+
+def _lab(colour: str) -> np.ndarray[Any, Any]:
+    """CIELAB (D65) of a plotly colour (``"#1f77b4"`` or ``"rgb(57, 105, 172)"``)."""
+    from plotly.colors import hex_to_rgb
+    from plotly.colors import unlabel_rgb
+
+    rgb = np.asarray(
+        hex_to_rgb(colour) if colour.startswith("#") else unlabel_rgb(colour), dtype=float
+    )
+    c = rgb / 255
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    xyz = (
+        np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+        @ linear
+        / np.array([0.95047, 1.0, 1.08883])
+    )
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def _ciede2000(lab1: np.ndarray[Any, Any], lab2: np.ndarray[Any, Any]) -> float:
+    """The CIEDE2000 colour difference (Sharma, Wu and Dalal 2005): about 1 is just
+    noticeable; plotly's D3 palette has no two colours closer than 16."""
+    (l1, a1, b1), (l2, a2, b2) = lab1, lab2
+    mean_c = (np.hypot(a1, b1) + np.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - np.sqrt(mean_c**7 / (mean_c**7 + 25.0**7)))
+    a1, a2 = (1 + g) * a1, (1 + g) * a2
+    c1, c2 = np.hypot(a1, b1), np.hypot(a2, b2)
+    h1, h2 = np.degrees(np.arctan2(b1, a1)) % 360, np.degrees(np.arctan2(b2, a2)) % 360
+    dh = 0.0 if c1 * c2 == 0 else (h2 - h1 + 180) % 360 - 180
+    dl, dc = l2 - l1, c2 - c1
+    d_big_h = 2 * np.sqrt(c1 * c2) * np.sin(np.radians(dh / 2))
+    mean_l, mean_c = (l1 + l2) / 2, (c1 + c2) / 2
+    mean_h = h1 + h2
+    if c1 * c2 != 0:
+        mean_h = (h1 + h2) / 2 if abs(h1 - h2) <= 180 else (h1 + h2 + 360) / 2 % 360
+    t = (
+        1
+        - 0.17 * np.cos(np.radians(mean_h - 30))
+        + 0.24 * np.cos(np.radians(2 * mean_h))
+        + 0.32 * np.cos(np.radians(3 * mean_h + 6))
+        - 0.20 * np.cos(np.radians(4 * mean_h - 63))
+    )
+    rotation = -2 * np.sqrt(mean_c**7 / (mean_c**7 + 25.0**7))
+    rotation *= np.sin(np.radians(60 * np.exp(-(((mean_h - 275) / 25) ** 2))))
+    sl = 1 + 0.015 * (mean_l - 50) ** 2 / np.sqrt(20 + (mean_l - 50) ** 2)
+    sc, sh = 1 + 0.045 * mean_c, 1 + 0.015 * mean_c * t
+    return float(
+        np.sqrt(
+            (dl / sl) ** 2
+            + (dc / sc) ** 2
+            + (d_big_h / sh) ** 2
+            + rotation * (dc / sc) * (d_big_h / sh)
+        )
+    )
+
+
+def test_ciede2000_gives_the_published_differences() -> None:
+    # Pairs 1, 7 and 17 of Sharma, Wu and Dalal's test data (2005).
+    pairs = [
+        ((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+        ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+        ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+    ]
+    for lab1, lab2, expected in pairs:
+        assert _ciede2000(np.array(lab1), np.array(lab2)) == pytest.approx(expected, abs=1e-4)
+
+
+def test_model_choices_colours_are_clearly_distinct() -> None:
+    # The 22 methods of the default space had two oranges (naive_bayes and svcrfe, CIEDE2000
+    # 5.9), two blues (7.1) and two pinks (8.5): a new user read them as one (26 Nov 2026).
+    colours = _choice_colours(plot_model_choices(_default_pool_study(seed=0, n_trials=300)))
+    assert len(colours) == 22
+    labs = {key: _lab(colour) for key, colour in colours.items()}
+    closest = min(
+        (_ciede2000(labs[a], labs[b]), a, b)
+        for i, a in enumerate(labs)
+        for b in list(labs)[i + 1 :]
+    )
+    assert closest[0] >= 15, closest  # D3's own closest pair, red and brown, is 16.2
+    # Dark enough for the white background: no colour lighter than L* 80.
+    assert max(lab[0] for lab in labs.values()) < 80
 
 
 def test_model_choices_colours_are_distinct_and_stable_for_the_default_pool() -> None:

@@ -30,6 +30,7 @@ from typing import Any
 from typing import NoReturn
 
 from optuna_psms.cli._common import UserError
+from optuna_psms.cli._common import warn
 from optuna_psms.cli._data import load_csv
 from optuna_psms.cli._data import load_dataset
 
@@ -109,10 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(run(args))
     except (UserError, MissingExtraError, MissingDriverError) as exc:
-        print(f"optuna-psms: error: {_one_line(exc)}", file=sys.stderr)
+        warn(f"optuna-psms: error: {_one_line(exc)}")
         return 2
     except KeyboardInterrupt:
-        print("optuna-psms: interrupted", file=sys.stderr)
+        warn("optuna-psms: interrupted")
         return 130
     except BrokenPipeError:  # `optuna-psms predict ... | head`: the reader stopped reading
         import os

@@ -1,16 +1,30 @@
-"""Pieces shared by the subcommands: the error type, the name lists shown in ``--help``,
-atomic saving."""
+"""Pieces shared by the subcommands: the error type, the lines to stderr, the name lists
+shown in ``--help``, atomic saving."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 from typing import Any
 
 
 class UserError(Exception):
     """A mistake in the command line or its inputs: reported in one line, exit code 2."""
+
+
+def warn(line: str) -> None:
+    """Print ``line`` (a warning, a note, an error or the interrupted line) to stderr, after
+    flushing stdout.
+
+    Read through a pipe (``optuna-psms select ... 2>&1 | tee log``), stdout is block-buffered
+    and stderr is not: unflushed, a warning came before the stdout lines printed above it
+    (the small-data caution above the scores it qualifies). Every line the commands write
+    to stderr goes through here, so both streams keep the order of the prints.
+    """
+    sys.stdout.flush()
+    print(line, file=sys.stderr, flush=True)
 
 
 # The names ``select --help`` lists, written out so that ``--help`` imports nothing heavy;

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 from typing import TYPE_CHECKING
 
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import UserError
+from optuna_psms.cli._common import warn
 
 
 if TYPE_CHECKING:
@@ -287,4 +287,4 @@ def print_identifier_warnings(X: Any) -> None:
 
     for name, reason in identifier_columns(X):
         remedy = f"--drop {shlex.quote(str(name))}"
-        print(f"warning: {identifier_message(name, reason, remedy)}", file=sys.stderr)
+        warn(f"warning: {identifier_message(name, reason, remedy)}")

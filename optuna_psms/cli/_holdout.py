@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 import warnings
 
 from optuna_psms.cli._common import UserError
+from optuna_psms.cli._common import warn
 
 
 #: Fewer held-out rows than this get a ``warning:`` line: the held-out score is then rough.
@@ -139,7 +139,7 @@ def report_held_out(
     # category the search rows never had), one line each.
     for message in dict.fromkeys(str(w.message).strip() for w in caught):
         first = (message.splitlines() or [""])[0]
-        print(f"warning: in the held-out rows, {first}", file=sys.stderr)
+        warn(f"warning: in the held-out rows, {first}")
     baseline = ""
     if settings["task"] == "regression":
         from sklearn.dummy import DummyRegressor
@@ -186,6 +186,15 @@ def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def trial_rows(rows: int, subsample: float, cv: int) -> int:
+    """How many of ``rows`` rows (of one class, or all of a regression) a trial
+    cross-validates on with ``subsample``: the draw of
+    :meth:`optuna_psms.fms.objective.FullModelObjective.splits`."""
+    if subsample >= 1.0:
+        return rows
+    return min(rows, max(cv, round(subsample * rows)))
+
+
 def small_data_warning(settings: dict[str, Any], y_search: Any, y_held: Any) -> str | None:
     """The one ``warning:`` line for scores computed on too few rows, or ``None``.
 
@@ -193,10 +202,11 @@ def small_data_warning(settings: dict[str, Any], y_search: Any, y_held: Any) -> 
     when there is none, ``y_held`` ``None``), with how far one row predicted otherwise moves
     a ``ber`` or ``error``; and the CV when a class has fewer than
     :data:`MIN_CLASS_ROWS_PER_FOLD` search rows per fold (a regression: fewer than
-    :data:`MIN_HELD_OUT_ROWS` search rows).
+    :data:`MIN_HELD_OUT_ROWS` search rows). With a ``subsample`` below 1 the CV counts are
+    those of the rows each trial draws (:func:`trial_rows`), not of all the search rows.
 
     Args:
-        settings: The search's settings (task, metric, cv).
+        settings: The search's settings (task, metric, cv, and subsample if any).
         y_search: The labels of the search rows.
         y_held: The labels of the held-out rows, or ``None`` without a hold-out.
     """
@@ -205,6 +215,9 @@ def small_data_warning(settings: dict[str, Any], y_search: Any, y_held: Any) -> 
 
     classification = settings["task"] == "classification"
     cv = int(settings["cv"])
+    subsample = float(settings.get("subsample", 1.0))
+    # Each trial cross-validates on its own draw of the search rows: say so in the count.
+    drawn = "" if subsample >= 1.0 else f" in each trial (of {{}}; --subsample {subsample:g})"
     parts = []
     if y_held is not None and len(y_held) < MIN_HELD_OUT_ROWS:
         metric = settings["metric"]
@@ -221,17 +234,20 @@ def small_data_warning(settings: dict[str, Any], y_search: Any, y_held: Any) -> 
             f"the held-out {name} is on {len(y_held)} rows (fewer than {MIN_HELD_OUT_ROWS}{step})"
         )
     if classification:
-        counts = pd.Series(np.asarray(y_search, dtype=object)).value_counts()
-        label, rows = min(counts.items(), key=lambda item: (item[1], str(item[0])))
+        totals = dict(pd.Series(np.asarray(y_search, dtype=object)).value_counts().items())
+        used = {label: trial_rows(int(rows), subsample, cv) for label, rows in totals.items()}
+        label, rows = min(used.items(), key=lambda item: (item[1], str(item[0])))
         if rows < MIN_CLASS_ROWS_PER_FOLD * cv:
             per_fold = f"{rows // cv}" if rows % cv == 0 else f"{rows // cv}-{rows // cv + 1}"
+            of = drawn.format(f"its {totals[label]}")
             parts.append(
-                f"class {_plain(label)!r} has {rows} search rows, {per_fold} per "
+                f"class {_plain(label)!r} has {rows} search rows{of}, {per_fold} per "
                 f"fold of the {cv}-fold CV (fewer than {MIN_CLASS_ROWS_PER_FOLD})"
             )
-    elif len(y_search) < MIN_HELD_OUT_ROWS:
+    elif (rows := trial_rows(len(y_search), subsample, cv)) < MIN_HELD_OUT_ROWS:
+        of = drawn.format(len(y_search))
         parts.append(
-            f"the {cv}-fold CV is on {len(y_search)} search rows (fewer than {MIN_HELD_OUT_ROWS})"
+            f"the {cv}-fold CV is on {rows} search rows{of} (fewer than {MIN_HELD_OUT_ROWS})"
         )
     if not parts:
         return None

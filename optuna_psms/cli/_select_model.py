@@ -8,13 +8,13 @@ one trial's pipeline, without a search.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from optuna_psms.cli._common import CLASSIFIER_NAMES
 from optuna_psms.cli._common import comma_list
 from optuna_psms.cli._common import REGRESSOR_NAMES
 from optuna_psms.cli._common import UserError
+from optuna_psms.cli._common import warn
 from optuna_psms.cli._data import data_digest
 from optuna_psms.cli._holdout import split
 
@@ -114,10 +114,9 @@ def classifiers(args: argparse.Namespace, task: str) -> list[str]:
     if names is None:
         names = [c for c in pool if not (no_xgboost and c == "xgboost")]
         if no_xgboost:
-            print(
+            warn(
                 "note: xgboost is not installed, the search leaves it out "
-                "(pip install 'optuna-psms[xgboost]')",
-                file=sys.stderr,
+                "(pip install 'optuna-psms[xgboost]')"
             )
     elif "xgboost" in names and no_xgboost:
         raise UserError(

@@ -11,6 +11,7 @@ import warnings
 from optuna_psms.cli._common import add_columns_option
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import UserError
+from optuna_psms.cli._common import warn
 
 
 def register(sub: Any) -> None:
@@ -148,10 +149,7 @@ def _drop_extra_columns(model: Any, X: Any, keep: list[str]) -> Any:
     ignored = [c for c in extra if c not in keep]
     if ignored:
         shown = ", ".join(repr(c) for c in ignored)
-        print(
-            f"warning: ignoring column(s) {shown} the model was not fitted with",
-            file=sys.stderr,
-        )
+        warn(f"warning: ignoring column(s) {shown} the model was not fitted with")
     return X.drop(columns=extra)
 
 
@@ -190,10 +188,9 @@ def _read_data(args: argparse.Namespace, model: Any, keep: list[str]) -> tuple[A
     kept = text_columns(args.csv, keep) if keep else None
     X = drop_columns(X, drop_names(args.drop), args.csv)
     if getattr(model, "feature_names_in_", None) is None:
-        print(
+        warn(
             f"warning: {args.model} was fitted without column names, so the "
-            f"{X.shape[1]} columns of {args.csv} are taken by position, in file order",
-            file=sys.stderr,
+            f"{X.shape[1]} columns of {args.csv} are taken by position, in file order"
         )
     return X, kept
 
@@ -234,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
     # a numeric column, an unseen category; predict and predict_proba both warn, hence the
     # dict), or columns taken by position.
     for message in dict.fromkeys(str(w.message).strip() for w in caught):
-        print(f"warning: {(message.splitlines() or [''])[0]}", file=sys.stderr)
+        warn(f"warning: {(message.splitlines() or [''])[0]}")
     out = pd.DataFrame({"prediction": labels})
     if proba is not None:
         for j, label in enumerate(model.classes_):
@@ -248,5 +245,5 @@ def run(args: argparse.Namespace) -> int:
         out.to_csv(args.output, index=False)
     except OSError as exc:
         raise UserError(f"cannot write {args.output}: {exc}") from None
-    print(f"{len(out)} predictions written to {args.output}", file=sys.stderr)
+    warn(f"{len(out)} predictions written to {args.output}")
     return 0

@@ -27,9 +27,12 @@ import sys
 from typing import Any
 import warnings
 
+from optuna_psms._interrupted import cut_by_ctrl_c
+from optuna_psms._interrupted import StartedTrials
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import save_model
 from optuna_psms.cli._common import UserError
+from optuna_psms.cli._common import warn
 from optuna_psms.cli._data import print_identifier_warnings
 from optuna_psms.cli._holdout import loss_label
 from optuna_psms.cli._holdout import report_held_out
@@ -99,24 +102,6 @@ def _without(drop: list[str] | None) -> str:
 #: The start of the Python warning about an identifier-like column, which ``select`` prints
 #: itself (once, for all rows, with the command-line remedy) before the search.
 _IDENTIFIER_WARNING = r"column .* looks like a row identifier"
-
-
-def _cut_by_ctrl_c(exc: BaseException) -> bool:
-    """Whether ``exc`` was raised while Python handled a Ctrl-C (a KeyboardInterrupt in its
-    ``__context__`` chain).
-
-    Optuna 5.0's ``_run_trial`` turns a Ctrl-C that lands inside its final storage write into
-    an ``UnboundLocalError`` from its ``finally`` block (seen in ``.ci/run``, 25 Nov 2026);
-    that is still the user's interrupt.
-    """
-    seen: set[int] = set()
-    cause: BaseException | None = exc
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, KeyboardInterrupt):
-            return True
-        seen.add(id(cause))
-        cause = cause.__context__
-    return False
 
 
 def _announce_slow_refit(best: Any, rows: str) -> None:
@@ -232,17 +217,24 @@ def _print_start(
 def _search(model: Any, X: Any, y: Any) -> bool:
     """Run the search (``model.fit``); whether Ctrl-C cut it short.
 
+    A Ctrl-C in Optuna's own code (the sampler, a storage write) leaves its trial ``RUNNING``:
+    the trials this process started and left so are failed, marked ``fms:interrupted``, so
+    that a rerun does not take them for another worker's.
+
     Raises:
         UserError: The search refused the data or its settings.
     """
+    started = StartedTrials(model.storage)
     try:
-        with warnings.catch_warnings():  # said above, for all the rows
+        with warnings.catch_warnings(), started:  # the warning is said above, for all rows
             warnings.filterwarnings("ignore", message=_IDENTIFIER_WARNING, category=UserWarning)
             model.fit(X, y)
     except KeyboardInterrupt:
+        started.fail_running()
         return True
     except Exception as exc:
-        if _cut_by_ctrl_c(exc):
+        if cut_by_ctrl_c(exc):
+            started.fail_running()
             return True
         if isinstance(exc, ValueError | RuntimeError):
             raise UserError(str(exc)) from None
@@ -281,10 +273,9 @@ def _read_back(
     except Exception as exc:  # the interrupt cut a storage call short
         if not interrupted:
             raise
-        print(
+        warn(
             f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} (not read "
-            f"back: {type(exc).__name__}): {resume}",
-            file=sys.stderr,
+            f"back: {type(exc).__name__}): {resume}"
         )
         return None
     states = [t.state for t in trials]
@@ -292,10 +283,9 @@ def _read_back(
     failed = _failed(trials)
     n_running = states.count(optuna.trial.TrialState.RUNNING)
     if interrupted:
-        print(
+        warn(
             f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} "
-            f"({n_done} complete): {resume}",
-            file=sys.stderr,
+            f"({n_done} complete): {resume}"
         )
         if n_done == 0:
             return None
@@ -389,6 +379,7 @@ def run(args: argparse.Namespace) -> int:
     storage, study_name, settings, parts = _open_study(args, settings, X, y, label)
     model = _search_model(args, settings, storage, study_name, **choice, **initial)
     _print_start(args, settings, label, storage, study_name, parts)
+    sys.stdout.flush()  # before the progress bar and the search's warnings, on stderr
     X_search, y_search, _, y_held = parts
     before = file_stamp(args.output or DEFAULT_OUTPUT)
     interrupted = _search(model, X_search, y_search)
@@ -421,10 +412,10 @@ def run(args: argparse.Namespace) -> int:
         # Below the scores it qualifies: "held-out ber 0.0000" on 2 rows read as a result.
         caution = small_data_warning(settings, y_search, y_held)
         if caution is not None:
-            print(caution, file=sys.stderr)
+            warn(caution)
         _save(args, settings, searched, best, X, y, **vote)
     except KeyboardInterrupt:
-        print(not_saved(args, study_name, interrupted, before), file=sys.stderr)
+        warn(not_saved(args, study_name, interrupted, before))
         return 130
     publish_figures(study, args.storage)
     return 130 if interrupted else 0

@@ -10,6 +10,7 @@ from typing import Any
 
 import optuna
 
+from optuna_psms.cli._common import warn
 from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
 from optuna_psms.compare._run import ComparisonError
@@ -67,8 +68,14 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None]:
     # and so is an identifier-like column left in (one warning line each, as in `select`).
     X, y = spec.load()
     print_identifier_warnings(X)
-    # Every row is searched (no hold-out): only the CV part of select's caution applies.
-    settings = {"task": "classification", "cv": args.cv, "metric": args.metric}
+    # Every row is searched (no hold-out): only the CV part of select's caution applies, on
+    # the rows each trial draws with --subsample.
+    settings = {
+        "task": "classification",
+        "cv": args.cv,
+        "metric": args.metric,
+        "subsample": args.subsample,
+    }
     return spec, small_data_warning(settings, y, None)
 
 
@@ -103,9 +110,13 @@ def run(args: argparse.Namespace) -> int:
     # reported in one line instead, and failed FMS pipelines keep their reason in fms:error.
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     bar: Any = None
+    first = ""  # the first line, printed by on_start
 
     def on_start(n_trials: int, n_studies: int) -> None:
         nonlocal bar
+        # The first line once everything is checked (the data, the objective, the storage,
+        # the studies of a resumed comparison): a refused run prints its one error line only.
+        print(first)
         if n_trials == 0:
             print("Every study is complete: nothing to run.")
             return
@@ -114,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
             if min(workers, n_studies) > 1
             else "in this process"
         )
-        print(f"Running {n_trials} trials in {n_studies} studies ({where}).")
+        print(f"Running {n_trials} trials in {n_studies} studies ({where}).", flush=True)
         if not args.no_progress_bar:
             from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
@@ -132,8 +143,7 @@ def run(args: argparse.Namespace) -> int:
             raise ComparisonError("--n-workers must be at least 1")
         if args.publish_every < 0:
             raise ComparisonError("--publish-every must be 0 (never) or a number of trials")
-        # Checked before the first line, which would otherwise announce a run that is
-        # refused (compare_samplers checks them again, without the option names).
+        # Checked here to name the options (compare_samplers checks them again, without).
         if args.seeds < 1:
             raise ComparisonError("--seeds must be at least 1")
         if args.n_trials < 1:
@@ -143,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         if baseline is not None and parse_samplers([baseline])[0] not in names:
             added = f" and the baseline {parse_samplers([baseline])[0]}"  # run too: say so
         spec, caution = _spec(args)
-        print(
+        first = (
             f"Comparing {args.samplers}{added} on {spec.describe()}: "
             f"{args.seeds} seed{'' if args.seeds == 1 else 's'} x "
             f"{args.n_trials} trials, storage {hide_password(args.storage)}"
@@ -170,10 +180,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
-        print(
-            "optuna-psms: interrupted; finished trials are saved, add --resume to continue",
-            file=sys.stderr,
-        )
+        warn("optuna-psms: interrupted; finished trials are saved, add --resume to continue")
         return 130
     if bar is not None:
         bar.close()
@@ -194,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
             "paired two-sided signed-rank test over seeds (* p < 0.05)."
         )
     if caution is not None:  # below the values it qualifies, as in `select`
-        print(caution, file=sys.stderr)
+        warn(caution)
     report = args.report or f"compare-{result.name.replace('/', '_')}.html"
     if report.lower() != "none":
         command = "optuna-psms " + " ".join(shlex.quote(a) for a in sys.argv[1:])

@@ -19,6 +19,8 @@ import warnings
 import optuna
 from optuna.trial import TrialState
 
+from optuna_psms._interrupted import cut_by_ctrl_c
+from optuna_psms._interrupted import StartedTrials
 from optuna_psms._registry import make_sampler
 from optuna_psms._registry import SAMPLERS
 from optuna_psms.compare._objective import Objective
@@ -176,6 +178,8 @@ def _top_up(
         try:
             study.optimize(objective, n_trials=missing, callbacks=callbacks)
         except Exception as exc:
+            if cut_by_ctrl_c(exc):  # Optuna's UnboundLocalError when Ctrl-C cuts its last write
+                raise KeyboardInterrupt from None
             number = max((t.number for t in study.get_trials(deepcopy=False)), default=0)
             return _Outcome(
                 task.study_name,
@@ -334,7 +338,8 @@ def execute(
     study publishes its figures every ``publish_every`` trials (``0``: never).
 
     Ctrl-C (SIGINT) lets every running study finish its current trial and stop, so that no
-    trial is left RUNNING; a second Ctrl-C stops at once.
+    trial is left RUNNING; a second Ctrl-C stops at once (in this process, a trial it leaves
+    RUNNING, cut in Optuna's own code, is failed with the user attr ``fms:interrupted``).
 
     Raises:
         ComparisonError: A task failed (the first failure's message).
@@ -344,16 +349,21 @@ def execute(
         return
     if n_workers <= 1 or len(todo) == 1:
         local_stop = threading.Event()
-        with _sigint(_stop_on_sigint(local_stop)):
-            for task in todo:
-                built = _build(objective, task.seed)
-                outcome = _top_up(
-                    task, built, storage, lambda: progress(1), local_stop.is_set, publish_every
-                )
-                if outcome.status == "error":
-                    raise ComparisonError(outcome.message)
-                if outcome.status == "interrupted":
-                    raise KeyboardInterrupt
+        started = StartedTrials(storage)
+        try:
+            with _sigint(_stop_on_sigint(local_stop)), started:
+                for task in todo:
+                    built = _build(objective, task.seed)
+                    outcome = _top_up(
+                        task, built, storage, lambda: progress(1), local_stop.is_set, publish_every
+                    )
+                    if outcome.status == "error":
+                        raise ComparisonError(outcome.message)
+                    if outcome.status == "interrupted":
+                        raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            started.fail_running()  # the second Ctrl-C may have cut Optuna's own code
+            raise
         return
     if storage_url is None:
         raise ComparisonError(

@@ -37,6 +37,7 @@ from optuna_psms.fms._validation import record_features
 from optuna_psms.fms.data import warn_identifier_columns
 from optuna_psms.fms.export import export_python
 from optuna_psms.fms.export import trials_table
+from optuna_psms.fms.objective import failure_reason
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.objective import make_objective
 from optuna_psms.fms.space import FullModelSpace
@@ -290,7 +291,7 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         completed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
         if not completed:
             errors = {
-                str(t.user_attrs.get("fms:error", "?")) for t in study.get_trials(deepcopy=False)
+                failure_reason(t.user_attrs) or "?" for t in study.get_trials(deepcopy=False)
             }
             raise RuntimeError(
                 "no pipeline could be evaluated; errors: " + "; ".join(sorted(errors))[:2000]

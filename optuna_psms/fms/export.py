@@ -20,6 +20,8 @@ import optuna
 from sklearn.base import BaseEstimator
 from sklearn.pipeline import Pipeline
 
+from optuna_psms.fms.objective import failure_reason
+
 
 def _public_module(cls: type) -> str:
     """The shortest public module path that exports ``cls`` (e.g. ``sklearn.svm``)."""
@@ -266,8 +268,9 @@ def trials_table(study: optuna.Study) -> dict[str, list[Any]]:
     Columns: ``number``, ``state`` (``COMPLETE``, ``PRUNED``, ``FAIL``, ...), ``loss`` (the
     mean CV loss; ``nan`` unless complete), ``rank`` (1 = best complete trial), ``pipeline``,
     ``fold_scores``, ``n_features`` (features reaching the model), ``complexity``,
-    ``fit_time`` (seconds), ``error`` (the reason of a failure or time-out, else ``""``)
-    and ``params``. ``pandas.DataFrame(table)`` turns it into a data frame.
+    ``fit_time`` (seconds), ``error`` (the reason of a failure or time-out,
+    ``"interrupted (Ctrl-C)"`` for a trial Ctrl-C cut, else ``""``) and ``params``.
+    ``pandas.DataFrame(table)`` turns it into a data frame.
 
     Args:
         study: The study (``estimator.study_``).
@@ -312,6 +315,6 @@ def trials_table(study: optuna.Study) -> dict[str, list[Any]]:
         table["n_features"].append(attrs.get("fms:n_features"))
         table["complexity"].append(attrs.get("fms:complexity"))
         table["fit_time"].append(attrs.get("fms:fit_time"))
-        table["error"].append(attrs.get("fms:error", ""))
+        table["error"].append(failure_reason(attrs))
         table["params"].append(dict(t.params))
     return table

@@ -38,6 +38,24 @@ _logger = optuna.logging.get_logger(__name__)
 #: User attr (``True``) of a trial that Ctrl-C (``KeyboardInterrupt``) cut: Optuna fails it,
 #: with no ``fms:error``, since its pipeline did not fail.
 INTERRUPTED = "fms:interrupted"
+#: The reason :func:`failure_reason` gives a trial Ctrl-C cut (user attr :data:`INTERRUPTED`).
+INTERRUPTED_REASON = "interrupted (Ctrl-C)"
+
+
+def failure_reason(user_attrs: Mapping[str, Any]) -> str:
+    """Why a trial of a full-model study did not complete, from its user attrs.
+
+    Args:
+        user_attrs: The trial's user attrs.
+
+    Returns:
+        Its ``fms:error`` (a failed or timed-out pipeline), :data:`INTERRUPTED_REASON` for a
+        trial Ctrl-C cut (:data:`INTERRUPTED`, which has no ``fms:error``), else ``""``.
+    """
+    error = user_attrs.get("fms:error")
+    if error:
+        return str(error)
+    return INTERRUPTED_REASON if user_attrs.get(INTERRUPTED) is True else ""
 
 
 def seed_estimator(estimator: Any, seed: int | None) -> Any:

@@ -34,12 +34,31 @@ SELECTOR = "fs:method"
 _TOP_LEVEL = re.compile(r"^(clf:method|fs:method|pre:[^:]+|post:[^:]+)$")
 #: The summary that stands in for the (possibly 10,000) ``fs:mask:*`` parameters.
 FEATURES_KEPT = "features kept"
-#: The colours of :func:`plot_model_choices`, one per method in the figure (plotly's D3, then
-#: Bold without its grey, Dark24 and Light24): the classifiers, first, get D3's ten.
+#: The 22 colours of :func:`plot_model_choices` for the default space's 22 methods: plotly's
+#: D3 (the classifiers get its ten), then twelve of plotly's other qualitative palettes, each
+#: the one farthest (CIEDE2000) from the colours before it among those dark enough for a white
+#: background (L* 20 to 75). No two are closer than D3's own closest pair (red and brown,
+#: 16.2; tests/test_visualization.py measures them). Bold and Dark24 after D3, as before,
+#: gave two oranges, two blues and two pinks (5.9, 7.1, 8.5).
+_DISTINCT = (
+    *qualitative.D3,
+    "#1616A7",  # Dark24
+    "#85660D",  # Alphabet
+    "#620042",  # Dark24
+    "#24796C",  # Vivid
+    "#F8A19F",  # Alphabet
+    "#8DA0CB",  # Set2
+    "#661100",  # Safe
+    "#00CC96",  # Plotly
+    "#CF1C90",  # Bold
+    "#EDAD08",  # Prism
+    "#BAB0AC",  # T10
+    "#CC6677",  # Safe
+)
+#: The colours of :func:`plot_model_choices`, one per method in the figure: past
+#: :data:`_DISTINCT`, for a larger space, Dark24's and Light24's others.
 _PALETTE = tuple(
-    dict.fromkeys(
-        [*qualitative.D3, *qualitative.Bold[:-1], *qualitative.Dark24, *qualitative.Light24]
-    )
+    dict.fromkeys(c.upper() for c in (*_DISTINCT, *qualitative.Dark24, *qualitative.Light24))
 )
 
 

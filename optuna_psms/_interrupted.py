@@ -1,0 +1,163 @@
+"""The trials a Ctrl-C leaves ``RUNNING``: remember those this process starts, fail them after.
+
+Optuna fails the trial whose objective a Ctrl-C (``KeyboardInterrupt``) cuts. A Ctrl-C that
+lands in Optuna's own code instead (in the sampler while ``study.ask`` prepares the trial, or
+in the storage write that ends it) leaves the trial ``RUNNING`` for good: a rerun of
+``optuna-psms select`` then takes it for another worker's trial still running (and leaves the
+saving of the model to that worker), and the samplers see a trial in progress.
+
+:class:`StartedTrials` remembers, while it is active, the trials this process starts in a
+storage or takes from its queue of enqueued ones; after the interrupt,
+:meth:`StartedTrials.fail_running` fails those still ``RUNNING``, with the user attr
+``fms:interrupted = True``. Other workers' trials are never touched.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any
+from typing import TYPE_CHECKING
+
+
+if TYPE_CHECKING:
+    from optuna.trial import TrialState
+
+# Optuna is imported on use: the command line imports this module for ``--help`` too.
+
+
+def cut_by_ctrl_c(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while Python handled a Ctrl-C (a KeyboardInterrupt in its
+    ``__context__`` chain).
+
+    Optuna 5.0's ``_run_trial`` turns a Ctrl-C that lands inside its final storage write into
+    an ``UnboundLocalError`` from its ``finally`` block (seen in ``.ci/run``, 25 Nov 2026);
+    that is still the user's interrupt.
+    """
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__context__
+    return False
+
+
+class StartedTrials:
+    """Within a ``with`` block, the ids of the trials this process starts in ``storage``.
+
+    It wraps the storage object's methods that create a trial (``create_new_trial``, and
+    ``_create_new_trial``, which Optuna's cache over an RDB storage calls) and that set an
+    enqueued trial ``RUNNING`` (``set_trial_state_values``), and restores them on leaving.
+    Pass the storage object the study is created with (a URL string or ``None`` records
+    nothing).
+
+    Args:
+        storage: The storage object of the study.
+
+    Example:
+
+        .. testcode::
+
+            import optuna
+
+            from optuna_psms._interrupted import StartedTrials
+
+            storage = optuna.storages.InMemoryStorage()
+            study = optuna.create_study(storage=storage)
+            with StartedTrials(storage) as started:
+                trial = study.ask()  # a Ctrl-C here would leave it RUNNING
+            assert started.fail_running() == [trial.number]
+            assert study.trials[0].state == optuna.trial.TrialState.FAIL
+    """
+
+    def __init__(self, storage: Any) -> None:
+        import optuna
+
+        self._storage = storage if isinstance(storage, optuna.storages.BaseStorage) else None
+        self.trial_ids: set[int] = set()
+        self._replaced: list[str] = []
+
+    def __enter__(self) -> StartedTrials:
+        from optuna.trial import TrialState
+
+        storage = self._storage
+        if storage is None:
+            return self
+        started = self.trial_ids
+
+        def wrap(name: str, wrapper: Any) -> None:
+            if name in vars(storage) or not hasattr(storage, name):
+                return  # wrapped already (nested), or not a method of this storage
+            setattr(storage, name, wrapper(getattr(storage, name)))
+            self._replaced.append(name)
+
+        def create_new_trial(original: Any) -> Any:
+            def create(*args: Any, **kwargs: Any) -> Any:
+                trial_id = original(*args, **kwargs)
+                started.add(int(trial_id))
+                return trial_id
+
+            return create
+
+        def create_frozen(original: Any) -> Any:
+            def create(*args: Any, **kwargs: Any) -> Any:
+                frozen = original(*args, **kwargs)
+                started.add(int(frozen._trial_id))
+                return frozen
+
+            return create
+
+        def set_state(original: Any) -> Any:
+            def set_trial_state_values(
+                trial_id: int, state: TrialState, values: Any = None
+            ) -> bool:
+                taken = bool(original(trial_id, state=state, values=values))
+                if taken and state == TrialState.RUNNING:  # an enqueued trial, now ours
+                    started.add(int(trial_id))
+                return taken
+
+            return set_trial_state_values
+
+        wrap("create_new_trial", create_new_trial)
+        wrap("_create_new_trial", create_frozen)
+        wrap("set_trial_state_values", set_state)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        for name in self._replaced:
+            delattr(self._storage, name)
+        self._replaced.clear()
+
+    def fail_running(self) -> list[int]:
+        """Fail the trials started here that are still ``RUNNING``, each with the user attr
+        ``fms:interrupted = True``; a trial another process finished meanwhile, or one the
+        storage cannot reach, is left as it is.
+
+        Returns:
+            The numbers of the trials failed.
+        """
+        from optuna.trial import TrialState
+
+        from optuna_psms.fms.objective import INTERRUPTED
+
+        storage = self._storage
+        failed: list[int] = []
+        if storage is None:
+            return failed
+        for trial_id in sorted(self.trial_ids):
+            try:
+                trial = storage.get_trial(trial_id)
+                if trial.state != TrialState.RUNNING:
+                    continue
+                storage.set_trial_user_attr(trial_id, INTERRUPTED, True)
+                storage.set_trial_state_values(trial_id, state=TrialState.FAIL)
+            except Exception:  # finished meanwhile, or the interrupt cut the connection
+                continue
+            failed.append(trial.number)
+        return failed
