@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 
 # Optuna is imported on use: the command line imports this module for ``--help`` too.
 
+#: The user attr (``True``) of a trial failed because a Ctrl-C cut it
+#: (``optuna_psms.fms.objective.INTERRUPTED``).
+INTERRUPTED_ATTR = "fms:interrupted"
+
 
 def cut_by_ctrl_c(exc: BaseException) -> bool:
     """Whether ``exc`` was raised while Python handled a Ctrl-C (a KeyboardInterrupt in its
@@ -144,8 +148,6 @@ class StartedTrials:
         """
         from optuna.trial import TrialState
 
-        from optuna_psms.fms.objective import INTERRUPTED
-
         storage = self._storage
         failed: list[int] = []
         if storage is None:
@@ -155,7 +157,7 @@ class StartedTrials:
                 trial = storage.get_trial(trial_id)
                 if trial.state != TrialState.RUNNING:
                     continue
-                storage.set_trial_user_attr(trial_id, INTERRUPTED, True)
+                storage.set_trial_user_attr(trial_id, INTERRUPTED_ATTR, True)
                 storage.set_trial_state_values(trial_id, state=TrialState.FAIL)
             except Exception:  # finished meanwhile, or the interrupt cut the connection
                 continue

@@ -16,6 +16,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
 
 from optuna_psms import _study_info
+from optuna_psms._interrupted import INTERRUPTED_ATTR as _INTERRUPTED_ATTR
 from optuna_psms.fms._folds import FoldError
 from optuna_psms.fms._folds import FoldTask
 from optuna_psms.fms._folds import run_folds
@@ -36,8 +37,9 @@ from optuna_psms.fms.target import check_regression_data
 _logger = optuna.logging.get_logger(__name__)
 
 #: User attr (``True``) of a trial that Ctrl-C (``KeyboardInterrupt``) cut: Optuna fails it,
-#: with no ``fms:error``, since its pipeline did not fail.
-INTERRUPTED = "fms:interrupted"
+#: with no ``fms:error``, since its pipeline did not fail (defined beside the code that fails
+#: the trials a Ctrl-C left ``RUNNING``, which needs only Optuna).
+INTERRUPTED = _INTERRUPTED_ATTR
 #: The reason :func:`failure_reason` gives a trial Ctrl-C cut (user attr :data:`INTERRUPTED`).
 INTERRUPTED_REASON = "interrupted (Ctrl-C)"
 
