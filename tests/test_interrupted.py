@@ -7,7 +7,7 @@ from typing import Any
 import optuna
 import pytest
 
-from optuna_psms._interrupted import StartedTrials
+from optuna_psms._compat._interrupted import StartedTrials
 from optuna_psms.storages import open_storage
 
 

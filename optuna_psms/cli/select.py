@@ -27,8 +27,6 @@ import sys
 from typing import Any
 import warnings
 
-from optuna_psms._interrupted import cut_by_ctrl_c
-from optuna_psms._interrupted import StartedTrials
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import save_model
 from optuna_psms.cli._common import UserError
@@ -224,6 +222,9 @@ def _search(model: Any, X: Any, y: Any) -> bool:
     Raises:
         UserError: The search refused the data or its settings.
     """
+    from optuna_psms._compat._interrupted import cut_by_ctrl_c
+    from optuna_psms._compat._interrupted import StartedTrials
+
     started = StartedTrials(model.storage)
     try:
         with warnings.catch_warnings(), started:  # the warning is said above, for all rows

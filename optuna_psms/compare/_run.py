@@ -19,8 +19,8 @@ import warnings
 import optuna
 from optuna.trial import TrialState
 
-from optuna_psms._interrupted import cut_by_ctrl_c
-from optuna_psms._interrupted import StartedTrials
+from optuna_psms._compat._interrupted import cut_by_ctrl_c
+from optuna_psms._compat._interrupted import StartedTrials
 from optuna_psms._registry import make_sampler
 from optuna_psms._registry import SAMPLERS
 from optuna_psms.compare._objective import Objective

@@ -16,7 +16,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
 
 from optuna_psms import _study_info
-from optuna_psms._interrupted import INTERRUPTED_ATTR as _INTERRUPTED_ATTR
+from optuna_psms._compat._interrupted import INTERRUPTED_ATTR as _INTERRUPTED_ATTR
 from optuna_psms.fms._folds import FoldError
 from optuna_psms.fms._folds import FoldTask
 from optuna_psms.fms._folds import run_folds

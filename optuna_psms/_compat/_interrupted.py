@@ -10,6 +10,11 @@ saving of the model to that worker), and the samplers see a trial in progress.
 storage or takes from its queue of enqueued ones; after the interrupt,
 :meth:`StartedTrials.fail_running` fails those still ``RUNNING``, with the user attr
 ``fms:interrupted = True``. Other workers' trials are never touched.
+
+It wraps the storage's trial-creating methods, one of them private (``_create_new_trial``,
+which Optuna's cache over an RDB storage calls), and reads a frozen trial's id: Optuna
+internals, hence here in :mod:`optuna_psms._compat`; it is tested on the oldest supported
+Optuna too (``tests/test_interrupted.py``).
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ class StartedTrials:
 
             import optuna
 
-            from optuna_psms._interrupted import StartedTrials
+            from optuna_psms._compat._interrupted import StartedTrials
 
             storage = optuna.storages.InMemoryStorage()
             study = optuna.create_study(storage=storage)
