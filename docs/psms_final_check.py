@@ -168,6 +168,13 @@ def summary(rows: list[dict[str, Any]], committed: list[dict[str, Any]]) -> list
             for key in ("choice", "vote", "svc", "logreg")
         )
         out += [f"\n{label}: {len(sub)} splits, the SVC chosen in {svc}; mean test BER {means}"]
+        apart = [r["test_ber"] for r in sub if r["test_ber"]["vote"] != r["test_ber"]["svc"]]
+        right = sum(t["choice"] == min(t["vote"], t["svc"]) for t in apart)
+        best = statistics.fmean(min(r["test_ber"]["vote"], r["test_ber"]["svc"]) for r in sub)
+        out.append(
+            f"the lower test BER of the two is chosen on {right} of the {len(apart)} splits "
+            f"where they differ; always choosing it would give {best:.2f}"
+        )
         result = {pair: compare(sub, *pair) for pair in PAIRS}
         out += [line for *_, line in result.values()]
         to_vote, (to_svc, wins, losses, _) = result["choice", "vote"][0], result["choice", "svc"]
