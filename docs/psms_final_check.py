@@ -167,7 +167,9 @@ def summary(rows: list[dict[str, Any]], committed: list[dict[str, Any]]) -> list
             f"{key} {statistics.fmean(r['test_ber'][key] for r in sub):.2f}"
             for key in ("choice", "vote", "svc", "logreg")
         )
-        out += [f"\n{label}: {len(sub)} splits, the SVC chosen in {svc}; mean test BER {means}"]
+        took = sum(r["seconds"] for r in sub)
+        out += [f"\n{label}: {len(sub)} splits ({took:.0f} s), the SVC chosen in {svc}; "
+                f"mean test BER {means}"]  # fmt: skip
         apart = [r["test_ber"] for r in sub if r["test_ber"]["vote"] != r["test_ber"]["svc"]]
         right = sum(t["choice"] == min(t["vote"], t["svc"]) for t in apart)
         best = statistics.fmean(min(r["test_ber"]["vote"], r["test_ber"]["svc"]) for r in sub)

@@ -30,7 +30,7 @@ def test_a_run_reports_the_chosen_candidates_test_ber(script: Any) -> None:
 
 def _row(name: str, seed: int, choice: float, vote: float, svc: float) -> dict[str, Any]:
     test = {"choice": choice, "vote": vote, "svc": svc, "logreg": 30.0}
-    return {"set": name, "seed": seed, "choice": "vote", "test_ber": test}
+    return {"set": name, "seed": seed, "choice": "vote", "test_ber": test, "seconds": 1.0}
 
 
 def test_the_summary_applies_the_pre_registered_rule(script: Any) -> None:
