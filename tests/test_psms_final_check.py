@@ -1,0 +1,46 @@
+"""docs/psms_final_check.py: a second CV chooses between the search's vote and a tuned SVC."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+def script(docs_script: Any) -> Any:
+    return docs_script("psms_final_check")
+
+
+def test_the_lower_cv_ber_is_chosen_and_a_tie_goes_to_the_vote(script: Any) -> None:
+    assert script.choose(20.0, 19.5) == "svc"
+    assert script.choose(20.0, 20.0) == "vote"
+    assert script.choose(19.5, 20.0) == "vote"
+
+
+def test_a_run_reports_the_chosen_candidates_test_ber(script: Any) -> None:
+    row = script.run("bupa@120", 0, 8, k=3, folds=3)
+    assert len(row["members"]) == 3 and len(set(row["members"])) == 3
+    assert row["choice"] == script.choose(row["cv_ber"]["vote"], row["cv_ber"]["svc"])
+    assert row["test_ber"]["choice"] == row["test_ber"][row["choice"]]
+    assert set(row["svc_params"]) == {"C", "gamma"}
+    for value in [*row["test_ber"].values(), *row["cv_ber"].values()]:
+        assert 0.0 <= value <= 100.0
+
+
+def _row(name: str, seed: int, choice: float, vote: float, svc: float) -> dict[str, Any]:
+    test = {"choice": choice, "vote": vote, "svc": svc, "logreg": 30.0}
+    return {"set": name, "seed": seed, "choice": "vote", "test_ber": test, "seconds": 1.0}
+
+
+def test_the_summary_applies_the_pre_registered_rule(script: Any) -> None:
+    design = [_row("sonar", 0, 10.0, 12.0, 11.0), _row("bupa", 1, 20.0, 20.0, 20.0)]
+    # Third collection: the choice beats the SVC on the mean but loses more splits than it wins.
+    third = [_row("glass1", s, c, c, v) for s, (c, v) in enumerate([(10, 20), (21, 20), (21, 20)])]
+    lines = script.summary(design + third, [])
+    rules = [line for line in lines if line.startswith("rule:")]
+    assert rules == ["rule: the final check proceeds", "rule: the final check fails"]
+    assert "choice - svc: 1/1/0, -0.50 ± 0.50, Wilcoxon p 1" in lines
+    committed = [{"set": "sonar", "seed": 0, "sampler": "pso+defaults",
+                  "test_ber": {"centred10": 12.0}}]  # fmt: skip
+    assert script.summary(design, committed)[-1].endswith("on 1 of 1 splits")
