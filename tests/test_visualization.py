@@ -308,6 +308,36 @@ def test_choice_importances_summarise_the_mask_bits() -> None:
     assert sum(importances.values()) == pytest.approx(1.0, abs=1e-3)
 
 
+def _tied_study(values: list[float]) -> optuna.Study:
+    """Completed pipelines that differ in their classifier, with the given values."""
+    study = optuna.create_study(study_name="tied")
+    dist: dict[str, Any] = {"clf:method": CategoricalDistribution(_CLASSIFIERS)}
+    for n, value in enumerate(values):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"clf:method": _CLASSIFIERS[n % 3]}, distributions=dist, value=value
+            )
+        )
+    return study
+
+
+def test_choice_importances_of_tied_trials_do_not_apply(caplog: Any) -> None:
+    # Two iris trials both at BER 0.0273: fANOVA raised "RuntimeError: Encountered zero total
+    # variance in all trees" and `select` printed its 16-line traceback (usertrial3, item 1).
+    for values in ([0.0273, 0.0273], [0.1, 0.1, 0.1], [0.2, math.inf]):
+        study = _tied_study(values)
+        with pytest.raises(ValueError, match="plot_choice_importances"):
+            plot_choice_importances(study)
+        with caplog.at_level("WARNING"):
+            caplog.clear()
+            assert visualization.publish(study) == [
+                "psms-model-choices",
+                "psms-loss-by-method",
+            ]
+        assert caplog.records == []  # skipped silently, like any figure that does not apply
+    assert plot_choice_importances(_tied_study([0.1, 0.3, 0.2])).data
+
+
 def test_publish_picks_the_figures_that_apply(studies: dict[str, optuna.Study]) -> None:
     assert visualization.publish(_fms_study()) == [
         "psms-model-choices",

@@ -345,22 +345,29 @@ def plot_choice_importances(study: Study) -> go.Figure:
         A :class:`plotly.graph_objects.Figure`.
 
     Raises:
-        ValueError: The study has no full-model-selection trial or fewer than two completed
-            trials with differing choices.
+        ValueError: The study has no full-model-selection trial, fewer than two completed
+            trials with differing choices, or values that do not differ (fANOVA finds no
+            variance to explain).
     """
     plot = "plot_choice_importances"
     _fms_trials(study, plot)
     dists, rows = choice_table(study)
+    rows = [(params, value) for params, value in rows if math.isfinite(value)]
     varying = {n: d for n, d in dists.items() if len({str(p[n]) for p, _ in rows}) > 1}
     if len(rows) < 2 or not varying:
         raise ValueError(
             f"{plot}: study {study.study_name!r} needs two completed trials that differ in "
             "their choices."
         )
+    if len({value for _, value in rows}) < 2:
+        # fANOVA raises a RuntimeError on a target with no variance (every trial tied, as
+        # 2 trials of iris often are): nothing to explain, the figure does not apply.
+        raise ValueError(
+            f"{plot}: every completed trial of study {study.study_name!r} has the same value; "
+            "no choice explains a difference."
+        )
     copy = optuna.create_study(direction=study.direction)
     for params, value in rows:
-        if not math.isfinite(value):
-            continue
         copy.add_trial(
             optuna.trial.create_trial(
                 params={n: params[n] for n in varying},
@@ -368,9 +375,14 @@ def plot_choice_importances(study: Study) -> go.Figure:
                 value=value,
             )
         )
-    importances = optuna.importance.get_param_importances(
-        copy, evaluator=optuna.importance.FanovaImportanceEvaluator(seed=0)
-    )
+    try:
+        importances = optuna.importance.get_param_importances(
+            copy, evaluator=optuna.importance.FanovaImportanceEvaluator(seed=0)
+        )
+    except RuntimeError as exc:
+        # fANOVA's "Encountered zero total variance in all trees.": its forest found no
+        # split that explains the values (e.g. trials that differ only in hyperparameters).
+        raise ValueError(f"{plot}: study {study.study_name!r}: fANOVA failed: {exc}") from exc
     names = list(importances)[::-1]
     figure = go.Figure(
         go.Bar(
