@@ -390,8 +390,9 @@ def test_population_of_a_model_selection_has_a_symbol_per_model_and_names_pipeli
     model = FullModelSelector(space=space, sampler="pso", n_trials=12, random_state=0)
     study = model.fit(X[rows, :5], y[rows]).study_
     figure = plot_population(study)
-    traces = {t.name: t for t in figure.data if t.name and t.name.startswith("trials: ")}
-    assert sorted(traces) == ["trials: logistic", "trials: naive_bayes"]
+    traces = {t.name: t for t in figure.data if t.legendgroup == "models"}
+    assert sorted(traces) == ["logistic", "naive_bayes"]
+    assert {t.legendgrouptitle.text for t in traces.values()} == {"trials by model"}
     complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
     assert sum(len(t.x) for t in traces.values()) == len(complete)
     assert len({t.marker.symbol for t in traces.values()}) == 2
@@ -401,5 +402,40 @@ def test_population_of_a_model_selection_has_a_symbol_per_model_and_names_pipeli
         for text in trace.text:
             number = int(text.split("<br>")[0].removeprefix("trial "))
             trial = by_number[number]
-            assert trial.params["clf:method"] == name.removeprefix("trials: ")
+            assert trial.params["clf:method"] == name
             assert text.endswith(trial.user_attrs["fms:pipeline"][:200])
+
+
+def test_population_legend_of_many_models_stays_right_of_the_plot() -> None:
+    # One legend entry per model (9 in the default pool) above the plot wrapped to 5 rows
+    # over the title and the dashboard's toolbar (usertrial3, 26 Nov 2026): the legend is a
+    # column right of the plot, the colour bar horizontal below it, both in the right margin.
+    from optuna_psms import PSOSampler
+    from optuna_psms.fms import FullModelSpace
+
+    space = FullModelSpace()
+    context = space.context(20, 2, 100)
+
+    def objective(trial: optuna.Trial) -> float:
+        space.suggest(trial, context)
+        if trial.number % 7 == 3:
+            raise optuna.TrialPruned()  # a "failed / pruned / running" entry too
+        return 0.1 * (trial.number % 5)
+
+    study = optuna.create_study(sampler=PSOSampler(seed=0))
+    study.optimize(objective, n_trials=120)
+    figure = plot_population(study)
+    models = [t for t in figure.data if t.legendgroup == "models"]
+    assert len(models) == 9
+    legend = figure.layout.legend
+    assert legend.orientation == "v" and legend.xanchor == "left" and legend.x > 1
+    assert legend.yanchor == "top" and legend.y == 1
+    (bar,) = [t.marker.colorbar for t in figure.data if t.marker.showscale]
+    assert bar.orientation == "h" and bar.x == legend.x and bar.y == 0
+    assert bar.yanchor == "bottom" and bar.lenmode == "pixels"
+    # The entries (about 19 px each, and the group title) and the bar fit the plot's height.
+    margin = figure.layout.margin
+    plot_height = figure.layout.height - margin.t - margin.b
+    entries = sum(t.showlegend is not False for t in figure.data) + 1
+    assert entries == 13
+    assert entries * 19 + bar.thickness + 40 <= plot_height
