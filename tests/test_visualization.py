@@ -439,3 +439,39 @@ def test_population_legend_of_many_models_stays_right_of_the_plot() -> None:
     entries = sum(t.showlegend is not False for t in figure.data) + 1
     assert entries == 13
     assert entries * 19 + bar.thickness + 40 <= plot_height
+
+
+def test_model_choices_legends_show_every_method_most_chosen_first() -> None:
+    # One legend of one entry a line scrolled in the dashboard's 450 px box: the most used
+    # selectors ("none", "ftest") were out of sight, and a wine study showed a
+    # "preprocessing" heading with no entries under it (usertrial3, 26 Nov 2026).
+    study = _default_pool_study(seed=0, n_trials=300)
+    figure = plot_model_choices(study)
+    layout = figure.layout
+    legends = {"classifier": layout.legend, "feature selection": layout.legend2}
+    margin = layout.margin
+    plot_height = layout.height - margin.t - margin.b
+    bottoms = []
+    for group, param, legend_id in (
+        ("classifier", "clf:method", "legend"),
+        ("feature selection", "fs:method", "legend2"),
+    ):
+        bars = [t for t in figure.data if t.legendgroup == group]
+        assert {t.legend or "legend" for t in bars} == {legend_id}
+        assert all(t.showlegend is not False for t in bars)
+        counts = [sum(str(t.params.get(param)) == bar.name for t in study.trials) for bar in bars]
+        assert len(bars) >= 9 and counts == sorted(counts, reverse=True)  # most chosen first
+        legend = legends[group]
+        assert legend.title.text == group and legend.orientation == "h"
+        assert legend.x > 1 and legend.xanchor == "left" and legend.yanchor == "top"
+        assert legend.traceorder == "normal"
+        # Two columns: the title and ceil(n / 2) lines of 19 px (plotly.js's least line).
+        top = (1 - legend.y) * plot_height
+        bottoms.append((top, top + (1 + math.ceil(len(bars) / 2)) * 19))
+        assert 2 * (legend.entrywidth + 40) <= 260 and legend.entrywidthmode == "pixels"
+    (top1, bottom1), (top2, bottom2) = bottoms
+    assert top1 == 0 and bottom1 < top2 and bottom2 <= plot_height  # no overlap, no scroll
+    # The preprocessing lines are named in their panel's title, not in a legend: no heading.
+    lines = [t for t in figure.data if t.legendgroup == "preprocessing"]
+    assert lines and all(t.showlegend is False for t in lines)
+    assert all(t.legendgrouptitle.text is None for t in figure.data)
