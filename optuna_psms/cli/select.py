@@ -40,6 +40,7 @@ from optuna_psms.cli._interrupt import resume_hint
 from optuna_psms.cli._select_args import add_parser
 from optuna_psms.cli._select_args import check_args
 from optuna_psms.cli._select_args import DEFAULT_OUTPUT
+from optuna_psms.cli._select_model import auto_task_warning
 from optuna_psms.cli._select_model import check_search_rows
 from optuna_psms.cli._select_model import check_target_complete
 from optuna_psms.cli._select_model import publish_callbacks
@@ -375,6 +376,9 @@ def run(args: argparse.Namespace) -> int:
     check_target_complete(y, label)
     print_identifier_warnings(X)
     settings = search_settings(args, X, y)
+    hint = auto_task_warning(args, y, settings["task"])
+    if hint is not None:
+        print(hint, file=sys.stderr)
     classification = settings["task"] == "classification"
     # The final choice is not a setting of the study (workers may differ); kept aside.
     choice = {"reselect_top": int(args.reselect_top), "reselect_cv": int(args.reselect_cv)}

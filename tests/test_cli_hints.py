@@ -1,0 +1,80 @@
+"""optuna-psms select: one-line hints where the command's choice may surprise a new user."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optuna_psms.cli import main
+from optuna_psms.cli._select_model import auto_task_warning
+
+
+def _run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _targets(n: int = 60) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=n)
+    return pd.DataFrame(
+        {
+            "id": rng.permutation(np.arange(1, n + 1)),
+            "x": x,
+            "z": rng.normal(size=n),
+            "sex": np.where(rng.random(n) < 0.5, -0.0446, 0.0507),  # sklearn's diabetes
+            "score": 2 * x + rng.normal(scale=0.1, size=n),
+            "grade": rng.choice([0.5, 1.0, 1.5, 2.0], size=n),
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("target", "task", "expected"),
+    [
+        (
+            "sex",
+            "auto",
+            "warning: target 'sex' has 2 distinct numeric values, not all whole numbers; "
+            "running a regression: pass --task classification to classify",
+        ),
+        ("grade", "auto", "warning: target 'grade' has 4 distinct numeric values"),
+        (
+            "id",
+            "auto",
+            "warning: target 'id' looks like a row identifier (the integers 1..60, one per "
+            "row); a regression will predict it, which means nothing: check --target",
+        ),
+        ("score", "auto", None),  # a measurement: a regression, nothing to say
+        ("sex", "regression", None),  # asked for
+    ],
+)
+def test_auto_task_warns_when_a_regression_looks_wrong(
+    target: str, task: str, expected: str | None
+) -> None:
+    # `--target sex` on the diabetes data (2 values, +-0.05) and `--target id` on wine ran
+    # as regressions and nothing said so (usertrial3, 26 Nov 2026).
+    args = argparse.Namespace(task=task, target=target)
+    y = _targets()[target]
+    warning = auto_task_warning(args, y, "regression")
+    if expected is None:
+        assert warning is None
+    else:
+        assert warning is not None and warning.startswith(expected)
+    assert auto_task_warning(args, y, "classification") is None
+
+
+def test_select_prints_the_task_warning_before_the_search(tmp_path: Any, capsys: Any) -> None:
+    _targets().drop(columns=["id", "score", "grade"]).to_csv(tmp_path / "d.csv", index=False)
+    argv = ["select", "--csv", str(tmp_path / "d.csv"), "--target", "sex", "--seed", "0"]
+    argv += ["--n-trials", "1", "--sampler", "random", "--classifiers", "linear"]
+    argv += ["--storage", f"sqlite:///{tmp_path}/s.db", "--output", str(tmp_path / "m.joblib")]
+    code, out, err = _run([*argv, "--no-progress-bar"], capsys)
+    assert code == 0, err
+    assert err.splitlines()[0].startswith("warning: target 'sex' has 2 distinct numeric values")
+    assert out.startswith("Full model selection (regression)")
