@@ -78,3 +78,49 @@ def test_select_prints_the_task_warning_before_the_search(tmp_path: Any, capsys:
     assert code == 0, err
     assert err.splitlines()[0].startswith("warning: target 'sex' has 2 distinct numeric values")
     assert out.startswith("Full model selection (regression)")
+
+
+def _study(values: list[float]) -> Any:
+    import optuna
+    from optuna.distributions import FloatDistribution
+
+    study = optuna.create_study()
+    for i, value in enumerate(values):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"x": float(i % 5)},  # trials 5.. repeat the pipelines of 0..
+                distributions={"x": FloatDistribution(0, 10)},
+                value=value,
+            )
+        )
+    return study
+
+
+def test_whole_study_vote_is_said_only_when_the_vote_takes_every_pipeline() -> None:
+    # 10 trials and --ensemble-top 10: "the vote of the 10 best" was every trial, the bad
+    # ones too, and nothing said so (usertrial3, 26 Nov 2026).
+    from optuna_psms.cli.select import whole_study_vote
+
+    warning = whole_study_vote(_study([0.1, 0.2, 0.5, 0.3, 0.4]), 5, 10)
+    assert warning == (
+        "warning: the vote holds all 5 distinct complete pipelines of the study, the worst "
+        "included (--ensemble-top 10): run more trials than that, or pass --ensemble-top 1 "
+        "to keep the chosen pipeline alone"
+    )
+    # 10 trials, 5 distinct pipelines: still all of them.
+    assert whole_study_vote(_study([0.1 * i for i in range(10)]), 5, 10) is not None
+    assert whole_study_vote(_study([0.1, 0.2, 0.5, 0.3, 0.4]), 3, 3) is None  # 2 left out
+    assert whole_study_vote(_study([0.1, 0.2]), 1, 1) is None  # no vote
+
+
+def test_select_warns_below_the_save_when_every_trial_votes(tmp_path: Any, capsys: Any) -> None:
+    argv = ["select", "--dataset", "sklearn:iris", "--seed", "0", "--sampler", "random"]
+    argv += ["--storage", f"sqlite:///{tmp_path}/s.db", "--no-progress-bar"]
+    argv += ["--classifiers", "naive_bayes,logistic", "--selectors", "none,ftest"]
+    code, out, err = _run([*argv, "--n-trials", "3", "--output", f"{tmp_path}/a"], capsys)
+    assert code == 0, err
+    assert "warning: the vote holds all 3 distinct complete pipelines" in err
+    code, out, err = _run(
+        [*argv, "--n-trials", "3", "--ensemble-top", "2", "--output", f"{tmp_path}/b"], capsys
+    )
+    assert code == 0 and "warning: the vote" not in err, err

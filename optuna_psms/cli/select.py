@@ -363,6 +363,26 @@ def _save(
             f"{shown}; --ensemble-top 1: trial {best.number} alone)"
         )
     print(f"  apply it: optuna-psms predict --model {save_to} --csv NEW.csv")
+    warning = whole_study_vote(searched, len(voters), int(args.ensemble_top))
+    if warning is not None:
+        sys.stdout.flush()  # below the lines it qualifies, through a pipe too
+        print(warning, file=sys.stderr)
+
+
+def whole_study_vote(study: Any, n_voters: int, top: int) -> str | None:
+    """The ``warning:`` line when the vote holds every distinct complete pipeline of the
+    study (``--n-trials`` at most ``--ensemble-top``), the worst included; ``None`` when
+    the study had more to choose from. The default stays 10: with the README's 60 to 100
+    trials the vote is of the best sixth or tenth (usertrial3, 26 Nov 2026)."""
+    from optuna_psms.fms._reselect import candidates
+
+    if n_voters < 2 or len(candidates(study, n_voters + 1)) > n_voters:
+        return None
+    return (
+        f"warning: the vote holds all {n_voters} distinct complete pipelines of the study, "
+        f"the worst included (--ensemble-top {top}): run more trials than that, or pass "
+        f"--ensemble-top 1 to keep the chosen pipeline alone"
+    )
 
 
 # ----------------------------------------------------------------------------- the command
