@@ -124,3 +124,22 @@ def test_select_warns_below_the_save_when_every_trial_votes(tmp_path: Any, capsy
         [*argv, "--n-trials", "3", "--ensemble-top", "2", "--output", f"{tmp_path}/b"], capsys
     )
     assert code == 0 and "warning: the vote" not in err, err
+
+
+def test_predict_with_a_csv_as_the_model_says_so_in_one_line(tmp_path: Any, capsys: Any) -> None:
+    # `predict --model data.csv` quoted joblib's "invalid literal for int() with base 10:
+    # b'atient_id,mean radius,mea", a bytes repr cut off with its quote open (usertrial3).
+    data = tmp_path / "bc_new.csv"
+    _targets().to_csv(data, index=False)
+    (tmp_path / "latin.csv").write_bytes("name,city\nJos\xe9,M\xfcnchen\n".encode("latin-1"))
+    (tmp_path / "noise.bin").write_bytes(np.random.default_rng(0).bytes(300).replace(b"\0", b"1"))
+    text = "(it is a text file, such as a CSV; --model takes the .joblib file select saved)"
+    for model in (data, tmp_path / "latin.csv", tmp_path / "noise.bin"):
+        code, out, err = _run(["predict", "--model", str(model), "--csv", str(data)], capsys)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        head = f"optuna-psms: error: {model} is not a model saved by optuna-psms select "
+        if model.suffix == ".csv":
+            assert err == f"{head}{text}\n"
+        else:  # no claim that it is text, and no bytes repr either
+            assert err.startswith(f"{head}(joblib cannot read it: "), err
+            assert "b'" not in err and "\\x" not in err, err
