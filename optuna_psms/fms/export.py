@@ -21,8 +21,6 @@ import optuna
 from sklearn.base import BaseEstimator
 from sklearn.pipeline import Pipeline
 
-from optuna_psms.fms._validation import user_stacklevel
-
 
 def _public_module(cls: type) -> str:
     """The shortest public module path that exports ``cls`` (e.g. ``sklearn.svm``)."""
@@ -225,6 +223,8 @@ def export_python(estimator: Any, path: str | None = None) -> str:
     voters = getattr(estimator, "ensemble_trials_", None) or []
     if len(voters) >= 2:
         # The script is what a new user expects to reproduce the saved model (usertrial3).
+        from optuna_psms.fms._validation import user_stacklevel
+
         warnings.warn(
             f"export_python writes the best pipeline alone (trial {voters[0].number}); the "
             f"estimator predicts by a vote of {len(voters)} pipelines, so the script's "
