@@ -100,7 +100,8 @@ def test_three_members_vote_by_centred_scores(binary: Any) -> None:
     # score is the metric's (ber: balanced accuracy) of the vote's predictions.
     assert model.score(X, y) == pytest.approx(balanced_accuracy_score(y, model.predict(X)))
     assert "predicts by a vote of 3 pipelines (trials " in model.describe()
-    assert "the estimator predicts by a vote of 3 pipelines" in export_python(model)
+    with pytest.warns(UserWarning, match="the estimator predicts by a vote of 3 pipelines"):
+        assert "the estimator predicts by a vote of 3 pipelines" in export_python(model)
 
 
 def test_multiclass_vote_is_the_mean_probability() -> None:

@@ -159,7 +159,7 @@ def test_trial_user_attrs(cancer: Any) -> None:
     assert first.value == pytest.approx(np.mean(attrs["fms:fold_scores"]), abs=1e-5)
     assert attrs["fms:n_features"] == 6  # round(0.2 * 30)
     assert attrs["fms:fit_time"] > 0
-    assert attrs["fms:n_samples"] == 200
+    assert "fms:n_samples" not in attrs and "fms:model_size" not in attrs  # see below
     assert second.user_attrs["fms:mask_rule"].startswith("per-feature: 30 parameters")
     n_kept = sum(v for k, v in second.params.items() if k.startswith("fs:mask:"))
     assert second.user_attrs["fms:n_features"] == n_kept
@@ -291,3 +291,34 @@ def test_build_pipeline_replays_params(cancer: Any) -> None:
     assert objective.describe(best.params) == best.user_attrs["fms:pipeline"]
     pipe = objective.build_pipeline(best.params).fit(objective.X, objective.y)
     assert pipe.predict(objective.X).shape == (200,)
+
+
+def test_a_plain_trial_shows_its_pipeline_and_psms_attrs_in_the_dashboard_box(
+    cancer: Any, tmp_path: Any
+) -> None:
+    # optuna-dashboard lists a trial's user attrs in the storage's order, in a box six lines
+    # high; an SQLite storage returns them by key. Eight attrs hid fms:pipeline,
+    # psms:iteration and psms:particle below fms:model_size and fms:n_samples (usertrial3).
+    from optuna_psms import PSOSampler
+
+    url = f"sqlite:///{tmp_path / 'attrs.db'}"
+    space = FullModelSpace(
+        classifiers=["naive_bayes", "logistic"], selectors=["none", "ftest", "mask"]
+    )
+    objective = make_objective(*cancer, space=space, random_state=0)
+    study = optuna.create_study(storage=url, sampler=PSOSampler(seed=0))
+    study.optimize(objective, n_trials=6)
+    trials = optuna.load_study(study_name=study.study_name, storage=url).trials
+    plain = [t for t in trials if t.params["fs:method"] != "mask"]
+    assert plain and len(plain) < len(trials)
+    for trial in trials:
+        keys = list(trial.user_attrs)
+        assert keys == sorted(keys)  # the order the dashboard gets from SQLite
+        assert "fms:pipeline" in keys[:6]  # a mask trial adds fms:mask_rule, before it
+        if trial in plain:
+            assert {"psms:iteration", "psms:particle"} <= set(keys[:6])
+    # With complexity= the model size is kept: it is what the complexity term measures.
+    objective = make_objective(*cancer, space=FAST, random_state=0, complexity="model")
+    study = optuna.create_study(directions=["minimize", "minimize"])
+    study.optimize(objective, n_trials=1)
+    assert {"fms:model_size", "fms:complexity"} <= set(study.trials[0].user_attrs)

@@ -392,6 +392,36 @@ def test_choice_importances_summarise_the_mask_bits() -> None:
     assert sum(importances.values()) == pytest.approx(1.0, abs=1e-3)
 
 
+def _tied_study(values: list[float]) -> optuna.Study:
+    """Completed pipelines that differ in their classifier, with the given values."""
+    study = optuna.create_study(study_name="tied")
+    dist: dict[str, Any] = {"clf:method": CategoricalDistribution(_CLASSIFIERS)}
+    for n, value in enumerate(values):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"clf:method": _CLASSIFIERS[n % 3]}, distributions=dist, value=value
+            )
+        )
+    return study
+
+
+def test_choice_importances_of_tied_trials_do_not_apply(caplog: Any) -> None:
+    # Two iris trials both at BER 0.0273: fANOVA raised "RuntimeError: Encountered zero total
+    # variance in all trees" and `select` printed its 16-line traceback (usertrial3, item 1).
+    for values in ([0.0273, 0.0273], [0.1, 0.1, 0.1], [0.2, math.inf]):
+        study = _tied_study(values)
+        with pytest.raises(ValueError, match="plot_choice_importances"):
+            plot_choice_importances(study)
+        with caplog.at_level("WARNING"):
+            caplog.clear()
+            assert visualization.publish(study) == [
+                "psms-model-choices",
+                "psms-loss-by-method",
+            ]
+        assert caplog.records == []  # skipped silently, like any figure that does not apply
+    assert plot_choice_importances(_tied_study([0.1, 0.3, 0.2])).data
+
+
 def test_publish_picks_the_figures_that_apply(studies: dict[str, optuna.Study]) -> None:
     assert visualization.publish(_fms_study()) == [
         "psms-model-choices",
@@ -444,8 +474,9 @@ def test_population_of_a_model_selection_has_a_symbol_per_model_and_names_pipeli
     model = FullModelSelector(space=space, sampler="pso", n_trials=12, random_state=0)
     study = model.fit(X[rows, :5], y[rows]).study_
     figure = plot_population(study)
-    traces = {t.name: t for t in figure.data if t.name and t.name.startswith("trials: ")}
-    assert sorted(traces) == ["trials: logistic", "trials: naive_bayes"]
+    traces = {t.name: t for t in figure.data if t.legendgroup == "models"}
+    assert sorted(traces) == ["logistic", "naive_bayes"]
+    assert {t.legendgrouptitle.text for t in traces.values()} == {"trials by model"}
     complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
     assert sum(len(t.x) for t in traces.values()) == len(complete)
     assert len({t.marker.symbol for t in traces.values()}) == 2
@@ -455,5 +486,76 @@ def test_population_of_a_model_selection_has_a_symbol_per_model_and_names_pipeli
         for text in trace.text:
             number = int(text.split("<br>")[0].removeprefix("trial "))
             trial = by_number[number]
-            assert trial.params["clf:method"] == name.removeprefix("trials: ")
+            assert trial.params["clf:method"] == name
             assert text.endswith(trial.user_attrs["fms:pipeline"][:200])
+
+
+def test_population_legend_of_many_models_stays_right_of_the_plot() -> None:
+    # One legend entry per model (9 in the default pool) above the plot wrapped to 5 rows
+    # over the title and the dashboard's toolbar (usertrial3, 26 Nov 2026): the legend is a
+    # column right of the plot, the colour bar horizontal below it, both in the right margin.
+    from optuna_psms import PSOSampler
+    from optuna_psms.fms import FullModelSpace
+
+    space = FullModelSpace()
+    context = space.context(20, 2, 100)
+
+    def objective(trial: optuna.Trial) -> float:
+        space.suggest(trial, context)
+        if trial.number % 7 == 3:
+            raise optuna.TrialPruned()  # a "failed / pruned / running" entry too
+        return 0.1 * (trial.number % 5)
+
+    study = optuna.create_study(sampler=PSOSampler(seed=0))
+    study.optimize(objective, n_trials=120)
+    figure = plot_population(study)
+    models = [t for t in figure.data if t.legendgroup == "models"]
+    assert len(models) == 9
+    legend = figure.layout.legend
+    assert legend.orientation == "v" and legend.xanchor == "left" and legend.x > 1
+    assert legend.yanchor == "top" and legend.y == 1
+    (bar,) = [t.marker.colorbar for t in figure.data if t.marker.showscale]
+    assert bar.orientation == "h" and bar.x == legend.x and bar.y == 0
+    assert bar.yanchor == "bottom" and bar.lenmode == "pixels"
+    # The entries (about 19 px each, and the group title) and the bar fit the plot's height.
+    margin = figure.layout.margin
+    plot_height = figure.layout.height - margin.t - margin.b
+    entries = sum(t.showlegend is not False for t in figure.data) + 1
+    assert entries == 13
+    assert entries * 19 + bar.thickness + 40 <= plot_height
+
+
+def test_model_choices_legends_show_every_method_most_chosen_first() -> None:
+    # One legend of one entry a line scrolled in the dashboard's 450 px box: the most used
+    # selectors ("none", "ftest") were out of sight, and a wine study showed a
+    # "preprocessing" heading with no entries under it (usertrial3, 26 Nov 2026).
+    study = _default_pool_study(seed=0, n_trials=300)
+    figure = plot_model_choices(study)
+    layout = figure.layout
+    legends = {"classifier": layout.legend, "feature selection": layout.legend2}
+    margin = layout.margin
+    plot_height = layout.height - margin.t - margin.b
+    bottoms = []
+    for group, param, legend_id in (
+        ("classifier", "clf:method", "legend"),
+        ("feature selection", "fs:method", "legend2"),
+    ):
+        bars = [t for t in figure.data if t.legendgroup == group]
+        assert {t.legend or "legend" for t in bars} == {legend_id}
+        assert all(t.showlegend is not False for t in bars)
+        counts = [sum(str(t.params.get(param)) == bar.name for t in study.trials) for bar in bars]
+        assert len(bars) >= 9 and counts == sorted(counts, reverse=True)  # most chosen first
+        legend = legends[group]
+        assert legend.title.text == group and legend.orientation == "h"
+        assert legend.x > 1 and legend.xanchor == "left" and legend.yanchor == "top"
+        assert legend.traceorder == "normal"
+        # Two columns: the title and ceil(n / 2) lines of 19 px (plotly.js's least line).
+        top = (1 - legend.y) * plot_height
+        bottoms.append((top, top + (1 + math.ceil(len(bars) / 2)) * 19))
+        assert 2 * (legend.entrywidth + 40) <= 260 and legend.entrywidthmode == "pixels"
+    (top1, bottom1), (top2, bottom2) = bottoms
+    assert top1 == 0 and bottom1 < top2 and bottom2 <= plot_height  # no overlap, no scroll
+    # The preprocessing lines are named in their panel's title, not in a legend: no heading.
+    lines = [t for t in figure.data if t.legendgroup == "preprocessing"]
+    assert lines and all(t.showlegend is False for t in lines)
+    assert all(t.legendgrouptitle.text is None for t in figure.data)

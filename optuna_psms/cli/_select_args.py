@@ -37,7 +37,8 @@ names:
 
 task (--task auto, the default): regression when the target is numeric (not boolean) and
 has a non-integer value, or more than 20 distinct values with under 5 rows per value on
-average; classification otherwise.
+average; classification otherwise. A warning line says when it made a regression of a
+target with at most 10 distinct values or of one that looks like a row identifier.
 
 storages (--storage URL):
   sqlite:///FILE.db                 SQLite file (default: {DEFAULT_STORAGE})

@@ -65,6 +65,44 @@ def search_settings(args: argparse.Namespace, X: Any, y: Any) -> dict[str, Any]:
     }
 
 
+#: ``--task auto`` chose a regression for a target with at most this many distinct values:
+#: ``select`` says so (they are class codes more often than measurements).
+FEW_TARGET_VALUES = 10
+
+
+def auto_task_warning(args: argparse.Namespace, y: Any, task: str) -> str | None:
+    """The ``warning:`` line when ``--task auto`` made a regression of a target that looks
+    like classes (at most :data:`FEW_TARGET_VALUES` distinct numbers, e.g. a sex coded
+    ``±0.05``) or like a row identifier (the integers ``1..n``, one per row); ``None``
+    otherwise. Both ran as regressions and nothing said so (usertrial3, 26 Nov 2026)."""
+    if args.task != "auto" or task != "regression":
+        return None
+    import numpy as np
+    import pandas as pd
+
+    from optuna_psms.fms.data import _identifier_reason
+    from optuna_psms.fms.target import _numeric_target
+
+    numeric = _numeric_target(y)
+    if numeric is None:
+        return None
+    values = numeric.astype(np.float64)
+    target = f"target {args.target!r}" if getattr(args, "target", None) else "the target"
+    reason = _identifier_reason(pd.Series(values))
+    if reason is not None:
+        return (
+            f"warning: {target} looks like a row identifier ({reason}); a regression will "
+            f"predict it, which means nothing: check --target"
+        )
+    n_values = int(np.unique(values[np.isfinite(values)]).size)
+    if n_values <= FEW_TARGET_VALUES:
+        return (
+            f"warning: {target} has {n_values} distinct numeric values, not all whole "
+            f"numbers; running a regression: pass --task classification to classify"
+        )
+    return None
+
+
 def check_target_complete(y: Any, label: str) -> None:
     """Refuse a bundled dataset's target with missing values before the split, so the
     message counts every row (a CSV file's target is checked by ``load_csv``, which names

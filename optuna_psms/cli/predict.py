@@ -56,8 +56,34 @@ def register(sub: Any) -> None:
     parser.set_defaults(run=run)
 
 
+#: Why a text file (a CSV passed to ``--model``, say) is not a model.
+_TEXT = "it is a text file, such as a CSV; --model takes the .joblib file select saved"
+
+
 def _not_a_model(path: str, why: str) -> UserError:
     return UserError(f"{path} is not a model saved by optuna-psms select ({why})")
+
+
+def _is_text(path: str) -> bool:
+    """Whether the file starts like text (a CSV, say, in any ASCII-based encoding): no NUL
+    byte and at least 90 % printable ASCII. Only asked of a file joblib could not read; a
+    model that ``select`` saved is a binary pickle."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if not head or b"\0" in head:
+        return False
+    printable = sum(32 <= b < 127 or b in b"\t\n\r" for b in head)
+    return printable >= 0.9 * len(head)
+
+
+def _reason(exc: Exception) -> str:
+    """``joblib cannot read it: <type>: <message>``, the message only if it reads as text:
+    a CSV gave ``invalid literal for int() with base 10: b'atient_id,mean radius,mea``, a
+    bytes repr cut off with its quote open (usertrial3, 26 Nov 2026)."""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    if not first or "b'" in first or 'b"' in first or "\\x" in first or len(first) > 80:
+        return f"joblib cannot read it: {type(exc).__name__}"
+    return f"joblib cannot read it: {type(exc).__name__}: {first}"
 
 
 def _load_model(path: str) -> Any:
@@ -77,12 +103,9 @@ def _load_model(path: str) -> Any:
                 f"cannot load model {path}: it needs the Python module {exc.name!r}, "
                 f"which is not installed"
             ) from None
-        raise _not_a_model(path, "not a joblib file") from None
+        raise _not_a_model(path, _TEXT if _is_text(path) else "not a joblib file") from None
     except Exception as exc:  # not a joblib file, truncated, incompatible versions
-        first = (str(exc).strip().splitlines() or [""])[0][:80]
-        raise _not_a_model(
-            path, f"joblib cannot read it: {type(exc).__name__}: {first}".rstrip(": ")
-        ) from None
+        raise _not_a_model(path, _TEXT if _is_text(path) else _reason(exc)) from None
     if not hasattr(model, "predict"):
         raise _not_a_model(path, f"it holds a {type(model).__name__}, with no predict method")
     return model

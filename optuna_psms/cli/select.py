@@ -41,6 +41,7 @@ from optuna_psms.cli._interrupt import resume_hint
 from optuna_psms.cli._select_args import add_parser
 from optuna_psms.cli._select_args import check_args
 from optuna_psms.cli._select_args import DEFAULT_OUTPUT
+from optuna_psms.cli._select_model import auto_task_warning
 from optuna_psms.cli._select_model import check_search_rows
 from optuna_psms.cli._select_model import check_target_complete
 from optuna_psms.cli._select_model import publish_callbacks
@@ -353,6 +354,26 @@ def _save(
             f"{shown}; --ensemble-top 1: trial {best.number} alone)"
         )
     print(f"  apply it: optuna-psms predict --model {save_to} --csv NEW.csv")
+    warning = whole_study_vote(searched, len(voters), int(args.ensemble_top))
+    if warning is not None:
+        sys.stdout.flush()  # below the lines it qualifies, through a pipe too
+        print(warning, file=sys.stderr)
+
+
+def whole_study_vote(study: Any, n_voters: int, top: int) -> str | None:
+    """The ``warning:`` line when the vote holds every distinct complete pipeline of the
+    study (``--n-trials`` at most ``--ensemble-top``), the worst included; ``None`` when
+    the study had more to choose from. The default stays 10: with the README's 60 to 100
+    trials the vote is of the best sixth or tenth (usertrial3, 26 Nov 2026)."""
+    from optuna_psms.fms._reselect import candidates
+
+    if n_voters < 2 or len(candidates(study, n_voters + 1)) > n_voters:
+        return None
+    return (
+        f"warning: the vote holds all {n_voters} distinct complete pipelines of the study, "
+        f"the worst included (--ensemble-top {top}): run more trials than that, or pass "
+        f"--ensemble-top 1 to keep the chosen pipeline alone"
+    )
 
 
 # ----------------------------------------------------------------------------- the command
@@ -366,6 +387,9 @@ def run(args: argparse.Namespace) -> int:
     check_target_complete(y, label)
     print_identifier_warnings(X)
     settings = search_settings(args, X, y)
+    hint = auto_task_warning(args, y, settings["task"])
+    if hint is not None:
+        print(hint, file=sys.stderr)
     classification = settings["task"] == "classification"
     # The final choice is not a setting of the study (workers may differ); kept aside.
     choice = {"reselect_top": int(args.reselect_top), "reselect_cv": int(args.reselect_cv)}

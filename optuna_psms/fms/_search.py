@@ -34,6 +34,7 @@ from optuna_psms.fms._reselect import choose
 from optuna_psms.fms._reselect import fit_trial_choice
 from optuna_psms.fms._reselect import RESELECT_KEY
 from optuna_psms.fms._validation import record_features
+from optuna_psms.fms._validation import user_entry
 from optuna_psms.fms.data import warn_identifier_columns
 from optuna_psms.fms.export import export_python
 from optuna_psms.fms.export import trials_table
@@ -429,9 +430,25 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         check_is_fitted(self, "best_pipeline_")
         return trials_table(self.study_)
 
-    def export_python(self, path: str) -> str:
-        """Write the chosen pipeline as a standalone script (see
-        :func:`~optuna_psms.fms.export.export_python`) and return its text."""
+    @user_entry
+    def export_python(self, path: str | None = None) -> str:
+        """Write the chosen pipeline as a standalone script and return its text.
+
+        The script is the single best pipeline (``best_pipeline_``). An estimator that
+        predicts by a vote (``ensemble_top`` >= 2, :class:`FullModelSelector`'s default 10)
+        predicts otherwise: a ``UserWarning`` says so; fit with ``ensemble_top=1`` for an
+        estimator whose predictions the script reproduces. See
+        :func:`~optuna_psms.fms.export.export_python`.
+
+        Example: ``model.export_python("pipeline.py")``, then
+        ``python pipeline.py train.csv TARGET --predict new.csv``.
+
+        Args:
+            path: Where to write the script (``None``: only return its text).
+
+        Returns:
+            The script's text.
+        """
         check_is_fitted(self, "best_pipeline_")
         return export_python(self, path)
 

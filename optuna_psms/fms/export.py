@@ -14,6 +14,7 @@ import datetime
 import importlib
 import inspect
 from typing import Any
+import warnings
 
 import numpy as np
 import optuna
@@ -207,7 +208,8 @@ def export_python(estimator: Any, path: str | None = None) -> str:
     columns the estimator was fitted with (``COLUMNS``; an ID left out of the search stays
     out). Fitted on the same data it predicts
     exactly what the estimator predicts, unless the estimator votes over several pipelines
-    (``ensemble_top``): the script holds only the best one, and its header says so.
+    (``ensemble_top`` >= 2, :class:`~optuna_psms.fms.FullModelSelector`'s default 10): the
+    script holds only the best one, its header says so and a ``UserWarning`` too.
 
     Args:
         estimator: A fitted :class:`~optuna_psms.fms.FullModelSelector` or
@@ -220,6 +222,19 @@ def export_python(estimator: Any, path: str | None = None) -> str:
     Raises:
         ValueError: A pipeline parameter that cannot be written as Python code.
     """
+    voters = getattr(estimator, "ensemble_trials_", None) or []
+    if len(voters) >= 2:
+        # The script is what a new user expects to reproduce the saved model (usertrial3).
+        from optuna_psms.fms._validation import user_stacklevel
+
+        warnings.warn(
+            f"export_python writes the best pipeline alone (trial {voters[0].number}); the "
+            f"estimator predicts by a vote of {len(voters)} pipelines, so the script's "
+            f"predictions differ from its: fit with ensemble_top=1 for an estimator that the "
+            f"script reproduces",
+            UserWarning,
+            stacklevel=user_stacklevel(2),
+        )
     writer = _Writer()
     writer.imports.add(("numpy", "np"))
     body = writer.code(estimator.best_pipeline_, indent=4)

@@ -274,7 +274,7 @@ class FullModelObjective:
                     if reports:
                         trial.report(self._fold_value(result), step)
                         if trial.should_prune():
-                            self._record(trial, results, splits, start)
+                            self._record(trial, results, start)
                             trial.set_user_attr("fms:pruned_after_fold", step + 1)
                             raise optuna.TrialPruned(
                                 f"pruned after fold {step + 1} of {len(splits)}"
@@ -294,7 +294,7 @@ class FullModelObjective:
             trial.set_user_attr("fms:fit_time", round(time.perf_counter() - start, 4))
             _logger.warning(f"Trial {number} pipeline failed ({spec.describe()}): {reason}")
             return (float("nan"), float("nan")) if len(self.directions) > 1 else float("nan")
-        self._record(trial, results, splits, start)
+        self._record(trial, results, start)
         loss = float(np.mean([r[0] for r in results]))
         if self.complexity is None:
             return loss
@@ -320,13 +320,19 @@ class FullModelObjective:
         self,
         trial: optuna.trial.BaseTrial,
         results: list[tuple[float, int, float, float]],
-        splits: list[Split],
         start: float,
     ) -> None:
+        # At most six user attrs on a plain trial (these three, fms:pipeline and the sampler's
+        # psms:iteration / psms:particle): optuna-dashboard shows a trial's user attrs in the
+        # storage's order (an RDB storage's: by key) in a box six lines high, and the
+        # pipeline and the psms attrs sorted after fms:model_size and fms:n_samples, out of
+        # sight (usertrial3, 26 Nov 2026). The model size is kept where it counts, with
+        # complexity=; the rows scored are the study's (len(fold_scores) folds).
         trial.set_user_attr("fms:fold_scores", [round(r[0], 6) for r in results])
         trial.set_user_attr("fms:n_features", int(np.median([r[1] for r in results])))
-        trial.set_user_attr("fms:model_size", round(float(np.mean([r[2] for r in results])), 6))
-        trial.set_user_attr("fms:n_samples", int(sum(len(te) for _, te in splits[: len(results)])))
+        if self.complexity is not None:
+            size = round(float(np.mean([r[2] for r in results])), 6)
+            trial.set_user_attr("fms:model_size", size)
         trial.set_user_attr("fms:fit_time", round(time.perf_counter() - start, 4))
 
 
@@ -351,9 +357,9 @@ def make_objective(
     scores it by k-fold cross-validation (stratified for classification) and returns the
     mean loss. It works with any Optuna sampler. Per trial it stores the user attrs
     ``fms:pipeline`` (one-line description), ``fms:fold_scores``, ``fms:n_features``
-    (features reaching the model), ``fms:model_size`` (see
-    :func:`~optuna_psms.fms.metrics.model_size`), ``fms:n_samples``, ``fms:fit_time``
-    (seconds) and, for the joint mask, ``fms:mask_rule``. A pipeline that raises while
+    (features reaching the model), ``fms:fit_time`` (seconds), with ``complexity=``
+    ``fms:model_size`` (see :func:`~optuna_psms.fms.metrics.model_size`) and
+    ``fms:complexity``, and, for the joint mask, ``fms:mask_rule``. A pipeline that raises while
     fitting or scoring makes the objective return ``nan``: Optuna marks that trial FAIL,
     the reason is in ``fms:error``, and the study goes on.
 

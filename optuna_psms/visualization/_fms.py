@@ -110,6 +110,47 @@ def _bins(numbers: list[int], n_bins: int) -> list[tuple[int, int]]:
     return [(int(c[0]), int(c[-1])) for c in chunks if c.size]
 
 
+#: The legends of :func:`plot_model_choices`: the classifiers', then the selectors'.
+_LEGENDS = ("legend", "legend2")
+#: The height of a legend line in pixels (plotly.js: at least 16 px of text plus 3), and of
+#: the gap between the two legends.
+_LEGEND_LINE = 19
+_LEGEND_GAP = 8
+#: The width of a legend entry's text in pixels ("gradient_boosting" at 10 px is about 80);
+#: plotly.js adds 40 for the symbol, so two columns take 250 px.
+_ENTRY_WIDTH = 85
+
+
+def _choice_legends(counts: list[int], plot_height: int) -> dict[str, Any]:
+    """The two legends of :func:`plot_model_choices`, stacked right of the plot.
+
+    Each lists its panel's methods in two columns (half the legend's width each), under
+    its title: ``counts`` entries take ``ceil(count / 2)`` lines. The selectors' legend
+    starts below the classifiers' (its ``y`` from their line count), so the 19 methods of
+    the default space take 12 lines, 228 px, of the plot's ``plot_height`` px, and none
+    scrolls out of sight in optuna-dashboard's 450 px box (one legend of one entry a line
+    scrolled, hiding the most used selectors; usertrial3, 26 Nov 2026).
+    """
+    legends: dict[str, Any] = {}
+    top = 0  # pixels below the top of the plot
+    for legend, title, count in zip(_LEGENDS, ("classifier", "feature selection"), counts):
+        legends[legend] = {
+            "title": {"text": title, "side": "top"},
+            "orientation": "h",
+            "entrywidth": _ENTRY_WIDTH,
+            "entrywidthmode": "pixels",
+            "traceorder": "normal",
+            "x": 1.02,
+            "xanchor": "left",
+            "y": 1 - top / plot_height,
+            "yanchor": "top",
+            "font": {"size": 10},
+            "groupclick": "toggleitem",
+        }
+        top += (1 + math.ceil(count / 2)) * _LEGEND_LINE + _LEGEND_GAP
+    return legends
+
+
 def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
     """Plot how often each classifier, feature selector and preprocessor was chosen over time.
 
@@ -117,7 +158,9 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
     consecutive groups of about equal size; each panel shows, per group, the share of trials
     that chose each classifier (``clf:method``), each feature-selection method
     (``fs:method``) and each preprocessor (``pre:<name>`` on). A sampler that learns
-    concentrates on a few methods as the groups go on.
+    concentrates on a few methods as the groups go on. Right of the plot, a legend for the
+    classifiers and one for the selectors list the methods chosen, most often first (at the
+    bottom of each stack), in two columns; the preprocessors are named in their panel's title.
 
     Example:
 
@@ -176,10 +219,18 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
     figure = make_subplots(
         rows=3, cols=1, shared_xaxes=True, subplot_titles=panels, vertical_spacing=0.09
     )
+    counts: list[int] = []
     for row, key in ((1, CLASSIFIER), (2, SELECTOR)):
         group = ("classifier", "feature selection")[row - 1]
-        chosen = {str(t.params[key]) for t in trials if key in t.params}
-        methods = [m for p, m in colours if p == key and m in chosen]
+        chosen: dict[str, int] = {}
+        for t in trials:
+            if key in t.params:
+                chosen[str(t.params[key])] = chosen.get(str(t.params[key]), 0) + 1
+        # Most chosen first (in the legend, and at the bottom of each stack); ties in the
+        # space's order, the colours' order.
+        order = [m for p, m in colours if p == key and m in chosen]
+        methods = sorted(order, key=lambda m: (-chosen[m], order.index(m)))
+        counts.append(len(methods))
         for method in methods:
             shares = [
                 short(sum(str(t.params.get(key)) == method for t in g) / len(g)) for g in groups
@@ -189,8 +240,8 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
                     x=labels,
                     y=shares,
                     name=method,
+                    legend=_LEGENDS[row - 1],
                     legendgroup=group,
-                    legendgrouptitle_text=group,
                     marker_color=colours[key, method],
                     # Hatched selector bars: never read as the classifier panel's.
                     marker_pattern_shape="/" if key == SELECTOR else "",
@@ -209,21 +260,25 @@ def plot_model_choices(study: Study, n_bins: int = 10) -> go.Figure:
                 mode="lines+markers",
                 name=label,
                 legendgroup="preprocessing",
-                legendgrouptitle_text="preprocessing",
+                showlegend=False,  # named in the panel's title, in its colour
                 line={"color": colours[name, label]},
                 hovertemplate=f"{label} on<br>trials %{{x}}: %{{y:.0%}}<extra></extra>",
             ),
             row=3,
             col=1,
         )
+    margin = {**MARGIN, "t": 80}
     figure.update_layout(
         barmode="stack",
         title={"text": f"Model choices over the trials ({sampler_name(study)})"},
         template="plotly_white",
         height=HEIGHT,
-        margin={**MARGIN, "t": 90},
-        legend={"groupclick": "toggleitem", "tracegroupgap": 8, "font": {"size": 10}},
+        margin=margin,
+        **_choice_legends(counts, HEIGHT - margin["t"] - margin["b"]),
     )
+    # The panels' titles at 13 px (16 by default): the preprocessing panel's names its lines
+    # and must fit the plot's width, narrowed by the legends.
+    figure.update_annotations(font_size=13)
     for row in (1, 2, 3):
         figure.update_yaxes(tickformat=".0%", range=[0, 1.02], row=row, col=1)
     # Category axes on every panel: plotly.js would read labels such as '0-1', '2-3' as dates.
@@ -364,22 +419,29 @@ def plot_choice_importances(study: Study) -> go.Figure:
         A :class:`plotly.graph_objects.Figure`.
 
     Raises:
-        ValueError: The study has no full-model-selection trial or fewer than two completed
-            trials with differing choices.
+        ValueError: The study has no full-model-selection trial, fewer than two completed
+            trials with differing choices, or values that do not differ (fANOVA finds no
+            variance to explain).
     """
     plot = "plot_choice_importances"
     _fms_trials(study, plot)
     dists, rows = choice_table(study)
+    rows = [(params, value) for params, value in rows if math.isfinite(value)]
     varying = {n: d for n, d in dists.items() if len({str(p[n]) for p, _ in rows}) > 1}
     if len(rows) < 2 or not varying:
         raise ValueError(
             f"{plot}: study {study.study_name!r} needs two completed trials that differ in "
             "their choices."
         )
+    if len({value for _, value in rows}) < 2:
+        # fANOVA raises a RuntimeError on a target with no variance (every trial tied, as
+        # 2 trials of iris often are): nothing to explain, the figure does not apply.
+        raise ValueError(
+            f"{plot}: every completed trial of study {study.study_name!r} has the same value; "
+            "no choice explains a difference."
+        )
     copy = optuna.create_study(direction=study.direction)
     for params, value in rows:
-        if not math.isfinite(value):
-            continue
         copy.add_trial(
             optuna.trial.create_trial(
                 params={n: params[n] for n in varying},
@@ -387,9 +449,14 @@ def plot_choice_importances(study: Study) -> go.Figure:
                 value=value,
             )
         )
-    importances = optuna.importance.get_param_importances(
-        copy, evaluator=optuna.importance.FanovaImportanceEvaluator(seed=0)
-    )
+    try:
+        importances = optuna.importance.get_param_importances(
+            copy, evaluator=optuna.importance.FanovaImportanceEvaluator(seed=0)
+        )
+    except RuntimeError as exc:
+        # fANOVA's "Encountered zero total variance in all trees.": its forest found no
+        # split that explains the values (e.g. trials that differ only in hyperparameters).
+        raise ValueError(f"{plot}: study {study.study_name!r}: fANOVA failed: {exc}") from exc
     names = list(importances)[::-1]
     figure = go.Figure(
         go.Bar(

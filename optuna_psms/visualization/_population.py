@@ -18,10 +18,35 @@ from optuna_psms.visualization._data import population
 from optuna_psms.visualization._data import Row
 from optuna_psms.visualization._data import sampler_name
 from optuna_psms.visualization._data import short
-from optuna_psms.visualization._data import TOP_LEGEND
 
 
 _PLOT = "plot_population"
+#: The legend, one entry a line, right of the plot, from its top: a full model selection has
+#: an entry per model (up to 9 of the default pool, plus trajectories, failed trials and the
+#: best so far), which as a horizontal legend above the plot wrapped to 5 rows over the
+#: title and the dashboard's toolbar (usertrial3, 26 Nov 2026). One line is about 19 px,
+#: so 13 entries and the colour bar below them fit the plot's 340 px.
+RIGHT_LEGEND = {
+    "orientation": "v",
+    "yanchor": "top",
+    "y": 1,
+    "xanchor": "left",
+    "x": 1.02,
+    "font": {"size": 11},
+    "tracegroupgap": 4,
+}
+#: The generation colour bar, horizontal, under the legend in the same right margin (a
+#: vertical bar there would sit under the legend).
+COLOUR_BAR = {
+    "orientation": "h",
+    "thickness": 10,
+    "len": 110,
+    "lenmode": "pixels",
+    "x": 1.02,
+    "xanchor": "left",
+    "y": 0,
+    "yanchor": "bottom",
+}
 
 
 def _axis_value(value: Any) -> Any:
@@ -207,7 +232,9 @@ def plot_population(study: Study, params: Sequence[str] | None = None) -> go.Fig
                 x=[xs[i] for i in members],
                 y=[ys[i] for i in members],
                 mode="markers",
-                name=f"trials (colour: {g_label})" if model is None else f"trials: {model}",
+                name=f"trials (colour: {g_label})" if model is None else model,
+                legendgroup="trials" if model is None else "models",
+                legendgrouptitle_text=None if model is None else "trials by model",
                 text=[hover[i] for i in members],
                 hovertemplate="%{text}<extra></extra>",
                 marker={
@@ -219,9 +246,9 @@ def plot_population(study: Study, params: Sequence[str] | None = None) -> go.Fig
                     "symbol": "circle" if model is None else SYMBOLS[k % len(SYMBOLS)],
                     "line": {"width": 0.5, "color": "white"},
                     "colorbar": {
-                        "title": {"text": g_label},
-                        "thickness": 12,
-                        "dtick": max(1, math.ceil(len(gen) / 8)),  # whole generations
+                        **COLOUR_BAR,
+                        "title": {"text": g_label, "side": "top"},
+                        "dtick": max(1, math.ceil(len(gen) / 6)),  # whole generations
                     },
                     "showscale": k == 0,
                 },
@@ -263,8 +290,8 @@ def plot_population(study: Study, params: Sequence[str] | None = None) -> go.Fig
         title={"text": f"Population of {sampler_name(study)} by {g_label}"},
         xaxis_title=x_title,
         yaxis_title=y_title,
-        legend=TOP_LEGEND,
-        margin=MARGIN,
+        legend=RIGHT_LEGEND,
+        margin={**MARGIN, "t": 60},
         height=HEIGHT,
         template="plotly_white",
     )

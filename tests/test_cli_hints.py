@@ -1,0 +1,145 @@
+"""optuna-psms select: one-line hints where the command's choice may surprise a new user."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optuna_psms.cli import main
+from optuna_psms.cli._select_model import auto_task_warning
+
+
+def _run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _targets(n: int = 60) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=n)
+    return pd.DataFrame(
+        {
+            "id": rng.permutation(np.arange(1, n + 1)),
+            "x": x,
+            "z": rng.normal(size=n),
+            "sex": np.where(rng.random(n) < 0.5, -0.0446, 0.0507),  # sklearn's diabetes
+            "score": 2 * x + rng.normal(scale=0.1, size=n),
+            "grade": rng.choice([0.5, 1.0, 1.5, 2.0], size=n),
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("target", "task", "expected"),
+    [
+        (
+            "sex",
+            "auto",
+            "warning: target 'sex' has 2 distinct numeric values, not all whole numbers; "
+            "running a regression: pass --task classification to classify",
+        ),
+        ("grade", "auto", "warning: target 'grade' has 4 distinct numeric values"),
+        (
+            "id",
+            "auto",
+            "warning: target 'id' looks like a row identifier (the integers 1..60, one per "
+            "row); a regression will predict it, which means nothing: check --target",
+        ),
+        ("score", "auto", None),  # a measurement: a regression, nothing to say
+        ("sex", "regression", None),  # asked for
+    ],
+)
+def test_auto_task_warns_when_a_regression_looks_wrong(
+    target: str, task: str, expected: str | None
+) -> None:
+    # `--target sex` on the diabetes data (2 values, +-0.05) and `--target id` on wine ran
+    # as regressions and nothing said so (usertrial3, 26 Nov 2026).
+    args = argparse.Namespace(task=task, target=target)
+    y = _targets()[target]
+    warning = auto_task_warning(args, y, "regression")
+    if expected is None:
+        assert warning is None
+    else:
+        assert warning is not None and warning.startswith(expected)
+    assert auto_task_warning(args, y, "classification") is None
+
+
+def test_select_prints_the_task_warning_before_the_search(tmp_path: Any, capsys: Any) -> None:
+    _targets().drop(columns=["id", "score", "grade"]).to_csv(tmp_path / "d.csv", index=False)
+    argv = ["select", "--csv", str(tmp_path / "d.csv"), "--target", "sex", "--seed", "0"]
+    argv += ["--n-trials", "1", "--sampler", "random", "--classifiers", "linear"]
+    argv += ["--storage", f"sqlite:///{tmp_path}/s.db", "--output", str(tmp_path / "m.joblib")]
+    code, out, err = _run([*argv, "--no-progress-bar"], capsys)
+    assert code == 0, err
+    assert err.splitlines()[0].startswith("warning: target 'sex' has 2 distinct numeric values")
+    assert out.startswith("Full model selection (regression)")
+
+
+def _study(values: list[float]) -> Any:
+    import optuna
+    from optuna.distributions import FloatDistribution
+
+    study = optuna.create_study()
+    for i, value in enumerate(values):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params={"x": float(i % 5)},  # trials 5.. repeat the pipelines of 0..
+                distributions={"x": FloatDistribution(0, 10)},
+                value=value,
+            )
+        )
+    return study
+
+
+def test_whole_study_vote_is_said_only_when_the_vote_takes_every_pipeline() -> None:
+    # 10 trials and --ensemble-top 10: "the vote of the 10 best" was every trial, the bad
+    # ones too, and nothing said so (usertrial3, 26 Nov 2026).
+    from optuna_psms.cli.select import whole_study_vote
+
+    warning = whole_study_vote(_study([0.1, 0.2, 0.5, 0.3, 0.4]), 5, 10)
+    assert warning == (
+        "warning: the vote holds all 5 distinct complete pipelines of the study, the worst "
+        "included (--ensemble-top 10): run more trials than that, or pass --ensemble-top 1 "
+        "to keep the chosen pipeline alone"
+    )
+    # 10 trials, 5 distinct pipelines: still all of them.
+    assert whole_study_vote(_study([0.1 * i for i in range(10)]), 5, 10) is not None
+    assert whole_study_vote(_study([0.1, 0.2, 0.5, 0.3, 0.4]), 3, 3) is None  # 2 left out
+    assert whole_study_vote(_study([0.1, 0.2]), 1, 1) is None  # no vote
+
+
+def test_select_warns_below_the_save_when_every_trial_votes(tmp_path: Any, capsys: Any) -> None:
+    argv = ["select", "--dataset", "sklearn:iris", "--seed", "0", "--sampler", "random"]
+    argv += ["--storage", f"sqlite:///{tmp_path}/s.db", "--no-progress-bar"]
+    argv += ["--classifiers", "naive_bayes,logistic", "--selectors", "none,ftest"]
+    code, out, err = _run([*argv, "--n-trials", "3", "--output", f"{tmp_path}/a"], capsys)
+    assert code == 0, err
+    assert "warning: the vote holds all 3 distinct complete pipelines" in err
+    code, out, err = _run(
+        [*argv, "--n-trials", "3", "--ensemble-top", "2", "--output", f"{tmp_path}/b"], capsys
+    )
+    assert code == 0 and "warning: the vote" not in err, err
+
+
+def test_predict_with_a_csv_as_the_model_says_so_in_one_line(tmp_path: Any, capsys: Any) -> None:
+    # `predict --model data.csv` quoted joblib's "invalid literal for int() with base 10:
+    # b'atient_id,mean radius,mea", a bytes repr cut off with its quote open (usertrial3).
+    data = tmp_path / "bc_new.csv"
+    _targets().to_csv(data, index=False)
+    (tmp_path / "latin.csv").write_bytes("name,city\nJos\xe9,M\xfcnchen\n".encode("latin-1"))
+    (tmp_path / "noise.bin").write_bytes(np.random.default_rng(0).bytes(300).replace(b"\0", b"1"))
+    text = "(it is a text file, such as a CSV; --model takes the .joblib file select saved)"
+    for model in (data, tmp_path / "latin.csv", tmp_path / "noise.bin"):
+        code, out, err = _run(["predict", "--model", str(model), "--csv", str(data)], capsys)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        head = f"optuna-psms: error: {model} is not a model saved by optuna-psms select "
+        if model.suffix == ".csv":
+            assert err == f"{head}{text}\n"
+        else:  # no claim that it is text, and no bytes repr either
+            assert err.startswith(f"{head}(joblib cannot read it: "), err
+            assert "b'" not in err and "\\x" not in err, err
