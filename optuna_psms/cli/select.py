@@ -356,8 +356,7 @@ def _save(
     print(f"  apply it: optuna-psms predict --model {save_to} --csv NEW.csv")
     warning = whole_study_vote(searched, len(voters), int(args.ensemble_top))
     if warning is not None:
-        sys.stdout.flush()  # below the lines it qualifies, through a pipe too
-        print(warning, file=sys.stderr)
+        warn(warning)  # below the lines it qualifies, through a pipe too
 
 
 def whole_study_vote(study: Any, n_voters: int, top: int) -> str | None:
@@ -389,7 +388,7 @@ def run(args: argparse.Namespace) -> int:
     settings = search_settings(args, X, y)
     hint = auto_task_warning(args, y, settings["task"])
     if hint is not None:
-        print(hint, file=sys.stderr)
+        warn(hint)
     classification = settings["task"] == "classification"
     # The final choice is not a setting of the study (workers may differ); kept aside.
     choice = {"reselect_top": int(args.reselect_top), "reselect_cv": int(args.reselect_cv)}
