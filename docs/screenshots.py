@@ -2,13 +2,14 @@
 
 Usage (headless Chromium from the distribution: ``apt-get install chromium``)::
 
-    python docs/screenshots.py                       # a fresh 12-trial study, PNGs in docs/_static
+    python docs/screenshots.py   # a fresh 12-trial study; PNGs in docs/img/dashboard
     python docs/screenshots.py --storage sqlite:///psms.db --study NAME --out /tmp/shots
 
 It serves the storage with optuna-dashboard's WSGI app in this process, points headless
-Chromium at the study's pages and writes one PNG per page (``study.png``: the history,
-importance and the figures of :func:`optuna_psms.visualization.publish`; ``note.png``: the
-sampler's note; ``trials.png``: the trials with the ``psms:*`` attrs). The helpers
+Chromium at the study's pages and writes one PNG per page (``dashboard-study.png``: the
+history, importance and the figures of :func:`optuna_psms.visualization.publish`;
+``dashboard-note.png``: the sampler's note; ``dashboard-trials.png``: the trials with the
+``psms:*`` attrs), the files ``docs/dashboard.md`` shows. The helpers
 (:func:`find_chromium`, :func:`serve`, :func:`render`) are also used by
 ``tests/test_dashboard_browser.py``.
 """
@@ -164,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--storage", help="storage URL (default: a fresh study in a temp dir)")
     parser.add_argument("--study", default="screenshots", help="study name")
     parser.add_argument("--n-trials", type=int, default=12, help="trials of the fresh study")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "_static")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "img" / "dashboard")
     args = parser.parse_args(argv)
     chromium = find_chromium()
     if chromium is None:
