@@ -22,6 +22,7 @@ Run (docs/reproductions.md, PSMS, "A final check between the vote and a grid-tun
 
     python docs/psms_final_check.py --sets bupa sonar --seeds 1 --first-seed 0 --out fc.jsonl
     python docs/psms_final_check.py --summary fc.jsonl --rows docs/data/psms_confirm.jsonl
+    python docs/psms_final_check.py --summary fc2000.jsonl --smaller fc.jsonl
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from psms_table4 import split
 THIRTEEN = ("australian bands bupa crx housevotes ionosphere mammographic monk-2 saheart sonar "
             "tic-tac-toe wdbc wisconsin").split()  # fmt: skip
 PAIRS = (("choice", "vote"), ("choice", "svc"), ("vote", "svc"), ("choice", "logreg"))
+SIZED_PAIRS = (("vote", "svc"), ("choice", "svc"), ("choice", "vote"), ("vote", "logreg"))
 
 
 def vote_predict(fitted: list[FullModelSelector], x: Any, prior: NDArray[Any]) -> NDArray[Any]:
@@ -193,6 +195,44 @@ def summary(rows: list[dict[str, Any]], committed: list[dict[str, Any]]) -> list
     return out
 
 
+def sized(rows: list[dict[str, Any]], smaller: list[dict[str, Any]]) -> list[str]:
+    """Rows of ``NAME@N`` sets (one size ``N``), per set and pooled: the paired test BER
+    differences, the seconds, the rule of the check at ``N`` rows (the default search, i.e.
+    the vote, beats the SVC iff mean(vote - SVC) < 0 with non-tied wins >= losses) and, given
+    rows of the same sets and seeds at another size, vote - SVC here against there."""
+    sizes = {r["set"].partition("@")[2] for r in rows}
+    if len(sizes) != 1 or "" in sizes:
+        raise ValueError(f"--smaller needs rows of NAME@N sets of one size N, got {sorted(sizes)}")
+    (n,) = sizes
+    out = []
+    names = list(dict.fromkeys(r["set"] for r in rows))
+    for label, sub in [*((name, [r for r in rows if r["set"] == name]) for name in names),
+                       (f"pooled at {n} rows", rows)]:  # fmt: skip
+        took = statistics.fmean(r["seconds"] for r in sub)
+        out.append(f"\n{label}: {len(sub)} splits, {took:.0f} s per split, the SVC chosen in "
+                   f"{sum(r['choice'] == 'svc' for r in sub)}")  # fmt: skip
+        out += [compare(sub, *pair)[-1] for pair in SIZED_PAIRS]
+    mean, wins, losses, _ = compare(rows, "vote", "svc")
+    verb = "beats" if mean < 0 and wins >= losses else "does not beat"
+    out.append(f"rule: the default search {verb} the grid-tuned SVC at {n} rows")
+    gap = {(r["set"].partition("@")[0], r["seed"]): r["test_ber"] for r in smaller
+           if "@" in r["set"] and r["set"].partition("@")[2] != n}  # fmt: skip
+    both = [r for r in rows if (r["set"].partition("@")[0], r["seed"]) in gap]
+    if both:
+        here = [r["test_ber"]["vote"] - r["test_ber"]["svc"] for r in both]
+        there = [gap[r["set"].partition("@")[0], r["seed"]] for r in both]
+        other = [t["vote"] - t["svc"] for t in there]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = float(wilcoxon(here, other).pvalue) if here != other else 1.0
+        out += [
+            f"\nthe same {len(both)} (set, seed) at the other size: vote - svc there "
+            f"{_pair([t['vote'] for t in there], [t['svc'] for t in there])}",
+            f"vote - svc here minus there: {_pair(here, other)}, Wilcoxon p {p:.3g}",
+        ]
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=["bupa", "sonar"])
@@ -211,10 +251,27 @@ def main(argv: list[str] | None = None) -> None:
         help="with --summary: psms_ensemble.py rows whose pso+defaults centred10 the vote "
         "must reproduce",
     )
+    parser.add_argument(
+        "--smaller",
+        nargs="+",
+        default=None,
+        metavar="FILE.jsonl",
+        help="with --summary of NAME@N rows: per set and pooled, the check at N rows and "
+        "vote - svc against these rows' same sets and seeds at another size",
+    )
     args = parser.parse_args(argv)
     if args.summary is not None:
         rows = [json.loads(line) for path in args.summary for line in open(path) if line.strip()]
         committed = [json.loads(line) for path in args.rows for line in open(path) if line.strip()]
+        if args.smaller is not None:
+            smaller = [
+                json.loads(line) for path in args.smaller for line in open(path) if line.strip()
+            ]
+            try:
+                print("\n".join(sized(rows, smaller)))
+            except ValueError as error:
+                parser.error(str(error))
+            return
         print("\n".join(summary(rows, committed)))
         return
     optuna.logging.set_verbosity(optuna.logging.ERROR)

@@ -44,3 +44,21 @@ def test_the_summary_applies_the_pre_registered_rule(script: Any) -> None:
     committed = [{"set": "sonar", "seed": 0, "sampler": "pso+defaults",
                   "test_ber": {"centred10": 12.0}}]  # fmt: skip
     assert script.summary(design, committed)[-1].endswith("on 1 of 1 splits")
+
+
+def test_the_sized_summary_applies_the_rule_per_size_and_pairs_the_smaller_rows(
+    script: Any,
+) -> None:
+    # vote - svc: -2 and +1 (mean -0.5, one win, one loss): the default search beats the SVC.
+    rows = [_row("ring@2000", 0, 10.0, 10.0, 12.0), _row("twonorm@2000", 0, 5.0, 5.0, 4.0)]
+    smaller = [_row("ring@1000", 0, 9.0, 9.0, 9.0), _row("bupa", 0, 1.0, 1.0, 9.0)]
+    lines = script.sized(rows, smaller)
+    assert "rule: the default search beats the grid-tuned SVC at 2000 rows" in lines
+    assert any(line.startswith("\npooled at 2000 rows: 2 splits") for line in lines)
+    assert "vote - svc: 1/0/1, -0.50 ± 1.50, Wilcoxon p 1" in lines
+    # Only ring has a row at the other size: vote - svc -2 here, 0 there.
+    assert lines[-1].startswith("vote - svc here minus there: 1/0/0, -2.00")
+    lost = [_row("ring@2000", 0, 10.0, 10.0, 10.0), _row("twonorm@2000", 0, 5.0, 5.0, 4.0)]
+    assert script.sized(lost, [])[-1].endswith("does not beat the grid-tuned SVC at 2000 rows")
+    with pytest.raises(ValueError, match="one size"):
+        script.sized([*rows, _row("sonar", 0, 1.0, 1.0, 1.0)], [])
