@@ -1,4 +1,5 @@
-"""Shared fixtures: the list of samplers under test, reachable services, the docs scripts."""
+"""Shared fixtures: the list of samplers under test, reachable services, the docs scripts,
+a simulated failure or Ctrl-C in a chosen trial."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import importlib
 import os
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import optuna
 import pytest
@@ -45,3 +47,28 @@ def docs_script(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], ModuleType]:
         return importlib.import_module(name)
 
     return load
+
+
+@pytest.fixture
+def raise_in_trials(
+    monkeypatch: pytest.MonkeyPatch,
+) -> Callable[[dict[int, BaseException]], None]:
+    """``raise_in_trials(plan)`` makes the CV of the ``k``-th trial (0-based, in call order)
+    of a full model selection raise ``plan[k]``: a broken pipeline or a simulated Ctrl-C,
+    with no timing involved."""
+
+    def install(plan: dict[int, BaseException]) -> None:
+        from optuna_psms.fms import objective as objective_module
+        from optuna_psms.fms._folds import run_folds as real
+
+        calls: list[int] = []
+
+        def run_folds(*args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            if len(calls) - 1 in plan:
+                raise plan[len(calls) - 1]
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(objective_module, "run_folds", run_folds)
+
+    return install

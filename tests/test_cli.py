@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import os
 import subprocess
 import sys
@@ -1002,29 +1003,12 @@ def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
     )
 
 
-def _raise_in_trials(monkeypatch: pytest.MonkeyPatch, plan: dict[int, BaseException]) -> None:
-    """Make the CV of the ``k``-th trial (0-based, in call order) raise ``plan[k]``: a broken
-    pipeline or a simulated Ctrl-C, with no timing involved."""
-    from optuna_psms.fms import objective as objective_module
-    from optuna_psms.fms._folds import run_folds as real
-
-    calls: list[int] = []
-
-    def run_folds(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        if len(calls) - 1 in plan:
-            raise plan[len(calls) - 1]
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(objective_module, "run_folds", run_folds)
-
-
 def test_failed_count_names_the_trial_ctrl_c_cut(
-    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Any, capsys: Any, raise_in_trials: Callable[[dict[int, BaseException]], None]
 ) -> None:
     # "[27 complete, 1 failed]" after Ctrl-C read as a broken pipeline (a new user's trial,
     # 26 Nov 2026): Optuna fails the cut trial too. Trial 1's pipeline fails, trial 2 is cut.
-    _raise_in_trials(monkeypatch, {1: ValueError("a broken pipeline"), 2: KeyboardInterrupt()})
+    raise_in_trials({1: ValueError("a broken pipeline"), 2: KeyboardInterrupt()})
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
     argv = _select_argv(tmp_path, "--n-trials", "5", "--storage", db, "--study-name", "cut")
@@ -1037,7 +1021,10 @@ def test_failed_count_names_the_trial_ctrl_c_cut(
 
 
 def test_ctrl_c_during_the_refit_says_no_model_was_saved(
-    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Any,
+    capsys: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    raise_in_trials: Callable[[dict[int, BaseException]], None],
 ) -> None:
     # A second Ctrl-C during the refit after a first one stopped the search saved nothing,
     # and the last line said only "optuna-psms: interrupted" (a new user's trial, 26 Nov
@@ -1050,7 +1037,7 @@ def test_ctrl_c_during_the_refit_says_no_model_was_saved(
         raise KeyboardInterrupt
 
     real_refit = select._refit
-    _raise_in_trials(monkeypatch, {1: KeyboardInterrupt()})
+    raise_in_trials({1: KeyboardInterrupt()})
     monkeypatch.setattr(select, "_refit", refit)
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"

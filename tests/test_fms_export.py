@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import json
 import os
 import subprocess
@@ -182,24 +183,15 @@ def test_regressor_script_predicts_like_the_estimator(tmp_path: Any) -> None:
     np.testing.assert_allclose(np.asarray(printed, dtype=float), model.predict(X), rtol=1e-12)
 
 
-def test_trials_table_names_the_trial_ctrl_c_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_trials_table_names_the_trial_ctrl_c_cut(
+    raise_in_trials: Callable[[dict[int, BaseException]], None],
+) -> None:
     # Optuna fails a trial Ctrl-C cut and records no reason: its error was "", read as a
     # failure nobody explained. Trial 1's pipeline fails, trial 2's CV gets a (simulated) Ctrl-C.
     from optuna_psms.fms import make_objective
-    from optuna_psms.fms import objective as objective_module
     from optuna_psms.fms import trials_table
-    from optuna_psms.fms._folds import run_folds as real
 
-    plan: dict[int, BaseException] = {1: ValueError("broken"), 2: KeyboardInterrupt()}
-    calls: list[int] = []
-
-    def run_folds(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        if len(calls) - 1 in plan:
-            raise plan[len(calls) - 1]
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(objective_module, "run_folds", run_folds)
+    raise_in_trials({1: ValueError("broken"), 2: KeyboardInterrupt()})
     X, y = load_iris(return_X_y=True)
     space = FullModelSpace(classifiers=["naive_bayes"], selectors=["none"])
     objective = make_objective(X, y, space=space, random_state=0)
