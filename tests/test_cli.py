@@ -245,6 +245,38 @@ def test_user_mistakes_give_one_line(
     assert "Traceback" not in err
 
 
+def test_a_mistyped_column_name_suggests_the_close_one(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    # --target, --drop and --keep only listed the columns; predict already suggested the
+    # renamed column (a new user's trial, 26 Nov 2026: --target Wine_Class for 'wine class').
+    monkeypatch.chdir(tmp_path)
+    frame = pd.DataFrame(
+        {"patient_id": range(8), "alcohol": range(8), "wine class": ["a", "b"] * 4}
+    )
+    frame.to_csv("wine.csv", index=False)
+    columns = "columns: patient_id, alcohol, wine class"
+    select = ["select", "--csv", "wine.csv", "--n-trials", "1", "--no-progress-bar"]
+    compare = ["compare", "--csv", "wine.csv", "--samplers", "random", "--n-trials", "1"]
+    for command in (select, compare):
+        code, out, err = _run([*command, "--target", "Wine_Class"], capsys)
+        assert code == 2 and out == ""
+        assert err == (
+            "optuna-psms: error: --target: column 'Wine_Class' not found in wine.csv; "
+            f"did you mean 'wine class'? {columns}\n"
+        )
+        code, _, err = _run([*command, "--target", "wine class", "--drop", "patient id"], capsys)
+        assert code == 2 and err == (
+            "optuna-psms: error: --drop: column 'patient id' not found in wine.csv; "
+            "did you mean 'patient_id'? columns: patient_id, alcohol\n"
+        )
+    # A name close to none of the columns gets no guess.
+    code, _, err = _run([*select, "--target", "label"], capsys)
+    assert code == 2 and err == (
+        f"optuna-psms: error: --target: column 'label' not found in wine.csv; {columns}\n"
+    )
+
+
 def test_keel_dataset_loads_raw_table() -> None:
     X, y = load_dataset("keel:heart")
     assert X.shape == (270, 13) and set(np.unique(y)) == {1, 2}
@@ -1229,8 +1261,8 @@ def test_select_drop_and_the_identifier_warning(tmp_path: Any, capsys: Any) -> N
     csv = tmp_path / "data.csv"
     code, _, err = _run([*argv, "--drop", "ID"], capsys)
     assert code == 2 and err == (
-        f"optuna-psms: error: --drop: column 'ID' not found in {csv}; columns: id, size, "
-        "colour, name\n"
+        f"optuna-psms: error: --drop: column 'ID' not found in {csv}; did you mean 'id'? "
+        "columns: id, size, colour, name\n"
     )
     code, _, err = _run([*argv, "--drop", "label"], capsys)
     assert code == 2 and err.count("\n") == 1 and "'label' is the --target column" in err

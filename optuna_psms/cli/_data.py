@@ -129,6 +129,23 @@ def _column_list(columns: Any) -> str:
     return shown + (" ..." if len(columns) > 20 else "")
 
 
+def close_name(name: str, names: Any) -> str | None:
+    """The one of ``names`` closest to the mistyped or renamed column ``name`` (case aside:
+    ``'wine class'`` for ``'Wine_Class'``), or ``None`` if none is close."""
+    import difflib
+
+    lowered = {str(n).lower(): n for n in names}
+    close = difflib.get_close_matches(str(name).lower(), list(lowered), n=1, cutoff=0.8)
+    return lowered[close[0]] if close else None
+
+
+def _not_found(name: str, where: str, columns: Any) -> str:
+    """``column 'x' not found in where; did you mean 'X'? columns: ...``."""
+    close = close_name(name, columns)
+    hint = f"; did you mean {close!r}?" if close is not None else ";"
+    return f"column {name!r} not found in {where}{hint} columns: {_column_list(columns)}"
+
+
 def drop_names(values: list[str] | None) -> list[str]:
     """The column names of ``--drop`` (or ``--keep``): ``--drop id name`` and
     ``--drop id,name`` alike."""
@@ -177,10 +194,7 @@ def check_columns(X: pd.DataFrame, names: list[str], where: str, option: str) ->
     """
     for name in names:
         if name not in X.columns:
-            raise UserError(
-                f"{option}: column {name!r} not found in {where}; "
-                f"columns: {_column_list(X.columns)}"
-            )
+            raise UserError(f"{option}: {_not_found(name, where, X.columns)}")
 
 
 def text_columns(path: str, names: list[str]) -> pd.DataFrame:
@@ -215,9 +229,7 @@ def load_csv(
     """
     frame = read_csv(path)
     if target not in frame.columns:
-        raise UserError(
-            f"column {target!r} not found in {path}; columns: {_column_list(frame.columns)}"
-        )
+        raise UserError(f"--target: {_not_found(target, path, frame.columns)}")
     empty = [int(i) for i in frame.index[frame[target].isna()]]
     if empty:
         # Line numbers of the file: the header is line 1, row i is line i + 2.
