@@ -277,6 +277,34 @@ def test_a_mistyped_column_name_suggests_the_close_one(
     )
 
 
+def test_no_identifier_warning_above_a_refusal(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    # The warning about 'id' came before the fatal error, where it was only noise (a new
+    # user's trial, 26 Nov 2026); once the run is accepted it still comes, before the first line.
+    monkeypatch.chdir(tmp_path)
+    frame = pd.DataFrame({"id": range(30), "a": np.arange(30) % 7, "y": ["x"] * 30})
+    frame.to_csv("one_class.csv", index=False)
+    select = ["select", "--csv", "one_class.csv", "--target", "y", "--no-progress-bar"]
+    compare = ["compare", "--csv", "one_class.csv", "--target", "y", "--samplers", "random"]
+    for command in (select, compare):
+        code, out, err = _run([*command, "--n-trials", "1"], capsys)
+        assert code == 2 and out == ""
+        assert err.count("\n") == 1 and "single class" in err, err
+    frame["y"] = ["u", "v"] * 15
+    frame.to_csv("two_classes.csv", index=False)
+    code, out, err = _run(
+        [
+            "select", "--csv", "two_classes.csv", "--target", "y", "--n-trials", "1",
+            "--no-progress-bar", "--classifiers", "naive_bayes", "--storage",
+            f"sqlite:///{tmp_path / 'psms.db'}", "--test-size", "0",
+        ],
+        capsys,
+    )  # fmt: skip
+    assert code == 0 and out.startswith("Full model selection"), err
+    assert err.splitlines()[0].startswith("warning: column 'id' looks like a row identifier")
+
+
 def test_keel_dataset_loads_raw_table() -> None:
     X, y = load_dataset("keel:heart")
     assert X.shape == (270, 13) and set(np.unique(y)) == {1, 2}

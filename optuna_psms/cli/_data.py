@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import UserError
-from optuna_psms.cli._common import warn
 
 
 if TYPE_CHECKING:
@@ -289,14 +288,18 @@ def data_digest(X: Any, y: Any) -> str:
     return digest.hexdigest()[:16]
 
 
-def print_identifier_warnings(X: Any) -> None:
+def identifier_warnings(X: Any) -> list[str]:
     """One ``warning:`` line per column of ``X`` that looks like a row identifier (see
-    :func:`optuna_psms.fms.data.identifier_columns`), naming the ``--drop`` that removes it."""
+    :func:`optuna_psms.fms.data.identifier_columns`), naming the ``--drop`` that removes it.
+
+    The commands print them once the run is accepted: above a one-line error they were noise.
+    """
     import shlex
 
     from optuna_psms.fms.data import identifier_columns
     from optuna_psms.fms.data import identifier_message
 
-    for name, reason in identifier_columns(X):
-        remedy = f"--drop {shlex.quote(str(name))}"
-        warn(f"warning: {identifier_message(name, reason, remedy)}")
+    return [
+        f"warning: {identifier_message(name, reason, f'--drop {shlex.quote(str(name))}')}"
+        for name, reason in identifier_columns(X)
+    ]

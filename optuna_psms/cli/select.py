@@ -31,7 +31,7 @@ from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import save_model
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._common import warn
-from optuna_psms.cli._data import print_identifier_warnings
+from optuna_psms.cli._data import identifier_warnings
 from optuna_psms.cli._holdout import loss_label
 from optuna_psms.cli._holdout import report_held_out
 from optuna_psms.cli._holdout import small_data_warning
@@ -364,7 +364,6 @@ def run(args: argparse.Namespace) -> int:
     check_args(args)
     X, y, label = _load(args)
     check_target_complete(y, label)
-    print_identifier_warnings(X)
     settings = search_settings(args, X, y)
     classification = settings["task"] == "classification"
     # The final choice is not a setting of the study (workers may differ); kept aside.
@@ -379,6 +378,9 @@ def run(args: argparse.Namespace) -> int:
     choice.update(vote)
     storage, study_name, settings, parts = _open_study(args, settings, X, y, label)
     model = _search_model(args, settings, storage, study_name, **choice, **initial)
+    # Once the data are accepted: above a refusal (a single class, ...) it was only noise.
+    for line in identifier_warnings(X):
+        warn(line)
     _print_start(args, settings, label, storage, study_name, parts)
     sys.stdout.flush()  # before the progress bar and the search's warnings, on stderr
     X_search, y_search, _, y_held = parts
