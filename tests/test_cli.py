@@ -305,6 +305,29 @@ def test_no_identifier_warning_above_a_refusal(
     assert err.splitlines()[0].startswith("warning: column 'id' looks like a row identifier")
 
 
+@pytest.mark.parametrize("terminal", [False, True])
+def test_progress_bar_only_on_a_terminal(
+    tmp_path: Any, capsys: Any, monkeypatch: Any, terminal: bool
+) -> None:
+    # Into a log file the bar wrote about 10 KB of "\r" updates for 60 trials (a new user's
+    # trial, 26 Nov 2026): as tqdm-like tools, no bar when stderr is not a terminal.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
+    select = ["select", "--dataset", "sklearn:iris", "--classifiers", "naive_bayes"]
+    select += ["--n-trials", "3", "--storage", f"sqlite:///{tmp_path / 's.db'}"]
+    compare = ["compare", "--function", "sphere", "--samplers", "random", "--seeds", "1"]
+    compare += ["--n-trials", "3", "--n-workers", "1", "--report", "none"]
+    compare += ["--storage", f"sqlite:///{tmp_path / 'c.db'}"]
+    for command in (select, compare):
+        code, _, err = _run(command, capsys)
+        assert code == 0, err
+        assert ("\r" in err and "100%|" in err) is terminal, err
+        code, _, err = _run([*command, "--no-progress-bar"], capsys)
+        assert "\r" not in err and "100%|" not in err, err
+        select += ["--study-name", "again"]
+        compare += ["--name", "again"]
+
+
 def test_keel_dataset_loads_raw_table() -> None:
     X, y = load_dataset("keel:heart")
     assert X.shape == (270, 13) and set(np.unique(y)) == {1, 2}

@@ -29,6 +29,7 @@ import warnings
 
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import save_model
+from optuna_psms.cli._common import show_progress_bar
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._common import warn
 from optuna_psms.cli._data import identifier_warnings
@@ -170,7 +171,7 @@ def _search_model(
         study_name=study_name,
         load_if_exists=True,
         n_jobs=args.n_jobs,
-        show_progress_bar=not args.no_progress_bar,
+        show_progress_bar=show_progress_bar(args),
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import optuna
 
+from optuna_psms.cli._common import show_progress_bar
 from optuna_psms.cli._common import warn
 from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
             else "in this process"
         )
         print(f"Running {n_trials} trials in {n_studies} studies ({where}).", flush=True)
-        if not args.no_progress_bar:
+        if show_progress_bar(args):
             from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
             bar = tqdm(total=n_trials, unit="trial", file=sys.stderr, dynamic_ncols=True)
