@@ -328,6 +328,30 @@ def test_progress_bar_only_on_a_terminal(
         compare += ["--name", "again"]
 
 
+def test_numpy_warnings_of_predicting_are_not_said_about_the_rows(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    # GaussianNB on a constant column divides by its zero variance when it predicts; select
+    # printed "warning: in the held-out rows, divide by zero encountered in log", as if about
+    # the held-out values, and predict the same without the prefix (26 Nov 2026).
+    monkeypatch.chdir(tmp_path)
+    pd.DataFrame({"a": [1.0] * 40, "y": ["u", "v"] * 20}).to_csv("const.csv", index=False)
+    code, _, err = _run(
+        [
+            "select", "--csv", "const.csv", "--target", "y", "--classifiers", "naive_bayes",
+            "--selectors", "none", "--n-trials", "2", "--seed", "0", "--ensemble-top", "1",
+            "--no-progress-bar", "--storage", f"sqlite:///{tmp_path / 'k.db'}",
+            "--output", "k.joblib",
+        ],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "encountered" not in err and "in the held-out rows" not in err, err
+    pd.DataFrame({"a": [1.0, 2.0]}).to_csv("new.csv", index=False)
+    code, out, err = _run(["predict", "--model", "k.joblib", "--csv", "new.csv"], capsys)
+    assert code == 0 and out.splitlines()[0] == "prediction" and err == "", err
+
+
 def test_keel_dataset_loads_raw_table() -> None:
     X, y = load_dataset("keel:heart")
     assert X.shape == (270, 13) and set(np.unique(y)) == {1, 2}

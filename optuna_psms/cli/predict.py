@@ -214,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, as in select's hold-out
             labels = model.predict(X)
             proba = model.predict_proba(X) if args.proba else None
     except ValueError as exc:  # wrong columns, wrong width
