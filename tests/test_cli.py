@@ -352,6 +352,32 @@ def test_numpy_warnings_of_predicting_are_not_said_about_the_rows(
     assert code == 0 and out.splitlines()[0] == "prediction" and err == "", err
 
 
+def test_a_scorer_is_printed_positive_with_its_direction(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    # --metric accuracy printed "CV -accuracy on search data (2-fold): -0.9554" (a new user's
+    # trial, 26 Nov 2026); the study still minimises -accuracy (the dashboard's values).
+    monkeypatch.chdir(tmp_path)
+    argv = ["select", "--dataset", "sklearn:iris", "--classifiers", "naive_bayes", "--seed", "0"]
+    argv += ["--n-trials", "2", "--no-progress-bar", "--ensemble-top", "1"]
+    code, out, err = _run([*argv, "--metric", "accuracy", "--study-name", "acc"], capsys)
+    assert code == 0, err
+    assert "-accuracy" not in out and "2-fold CV accuracy (higher is better), seed 0" in out
+    study = optuna.load_study(study_name="acc", storage="sqlite:///psms.db")
+    assert study.best_value < 0
+    cv = f"CV accuracy on search data (2-fold, higher is better): {-study.best_value:.4f}"
+    assert cv in out
+    held = study.user_attrs["fms:held_out"]
+    assert held["metric"] == "-accuracy" and held["loss"] < 0  # as stored before
+    line = "held-out accuracy (38 rows the search never saw; higher is better): "
+    assert f"{line}{-held['loss']:.4f}\n" in out
+    # A neg_* scorer reads as the loss it negates, not "-neg_log_loss".
+    code, out, err = _run([*argv, "--metric", "neg_log_loss", "--study-name", "ll"], capsys)
+    assert code == 0, err
+    assert "neg_" not in out and "better" not in out
+    assert "CV log_loss on search data (2-fold): 0." in out
+
+
 def test_keel_dataset_loads_raw_table() -> None:
     X, y = load_dataset("keel:heart")
     assert X.shape == (270, 13) and set(np.unique(y)) == {1, 2}
@@ -468,26 +494,33 @@ def _select_argv(tmp_path: Any, *extra: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("metric", "label"),
-    [("auc", "1-AUC"), ("balanced_accuracy", "-balanced_accuracy"), ("ber", "ber")],
+    ("metric", "label", "stored"),
+    [
+        ("auc", "1-AUC", "1-AUC"),
+        ("balanced_accuracy", "balanced_accuracy", "-balanced_accuracy"),
+        ("ber", "ber", "ber"),
+    ],
 )
 def test_select_names_the_loss_it_prints(
-    metric: str, label: str, tmp_path: Any, capsys: Any
+    metric: str, label: str, stored: str, tmp_path: Any, capsys: Any
 ) -> None:
     # "CV auc on search data: 0.0315" read as an AUC of 0.03; the value is 1 - AUC
-    # (seen by a new user, 26 Nov 2026). A scikit-learn scorer s is minimised as -s.
+    # (seen by a new user, 26 Nov 2026). A scikit-learn scorer s is minimised as -s, and
+    # printed as s, higher is better (the output said "-balanced_accuracy" until 26 Nov).
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/m.db"
     out_file = str(tmp_path / "m.joblib")
     argv = _select_argv(tmp_path, "--metric", metric, "--n-trials", "2", "--storage", db)
     code, out, err = _run([*argv, "--output", out_file, "--study-name", "m"], capsys)
     assert code == 0, err
-    assert f"2-fold CV {label}, seed 3" in out.splitlines()[0]
-    assert f"CV {label} on search data (2-fold): " in out
+    higher = stored != label
+    first = f"2-fold CV {label}{' (higher is better)' if higher else ''}, seed 3"
+    assert first in out.splitlines()[0]
+    assert f"CV {label} on search data (2-fold{', higher is better' if higher else ''}): " in out
     assert f"held-out {label} (" in out
     study = optuna.load_study(study_name="m", storage=db)
     held = study.user_attrs["fms:held_out"]
-    assert held["metric"] == label
+    assert held["metric"] == stored
     assert held["cv_on_search_rows"] == study.best_value
     # A loss, lower is better: 1 - AUC in [0, 1], minus a balanced accuracy in [-1, 0].
     low, high = (-1.0, 0.0) if metric == "balanced_accuracy" else (0.0, 1.0)

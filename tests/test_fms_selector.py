@@ -67,6 +67,22 @@ def test_estimator_api(fitted: FullModelSelector, iris_text: Any) -> None:
     assert copy.n_trials == 3 and not hasattr(copy, "best_pipeline_")
 
 
+def test_describe_shows_a_scorer_as_itself(iris_text: Any) -> None:
+    # "[CV accuracy = -0.9554 ...]" read as a negative accuracy (26 Nov 2026): the search still
+    # minimises -accuracy (best_loss_), describe() shows the accuracy and its direction.
+    model = FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"]),
+        metric="accuracy",
+        n_trials=2,
+        random_state=0,
+        ensemble_top=1,
+    ).fit(*iris_text)
+    assert model.best_loss_ < 0
+    line = model.describe()
+    assert f"[CV accuracy = {-model.best_loss_:.4f} on the search data, trial " in line
+    assert line.endswith("; higher is better]")
+
+
 def test_fit_trial_refits_without_searching(fitted: FullModelSelector, iris_text: Any) -> None:
     X, y = iris_text
     study = fitted.study_

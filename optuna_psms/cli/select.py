@@ -33,8 +33,8 @@ from optuna_psms.cli._common import show_progress_bar
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._common import warn
 from optuna_psms.cli._data import identifier_warnings
-from optuna_psms.cli._holdout import loss_label
 from optuna_psms.cli._holdout import report_held_out
+from optuna_psms.cli._holdout import shown
 from optuna_psms.cli._holdout import small_data_warning
 from optuna_psms.cli._interrupt import file_stamp
 from optuna_psms.cli._interrupt import not_saved
@@ -190,6 +190,7 @@ def _print_start(
 
     _, y_search, _, y_held = parts
     held_note = f", {len(y_held)} held out" if y_held is not None else ", no hold-out"
+    name, sign = shown(settings["metric"])
     # A study that already has trials (resumed, or joined while other workers run) is said
     # to be continued: the line would otherwise read the same as for a new study.
     before = [
@@ -207,7 +208,7 @@ def _print_start(
         f"Full model selection ({settings['task']}) on {label}{_without(args.drop)}: "
         f"{len(y_search)} search rows{held_note}; "
         f"sampler {settings['sampler']}, {settings['cv']}-fold CV "
-        f"{loss_label(settings['metric'])}, "
+        f"{name}{' (higher is better)' if sign < 0 else ''}, "
         f"seed {int(settings['seed'])}; study '{study_name}' in {hide_password(args.storage)}"
         f"{continued}"
     )
@@ -308,9 +309,11 @@ def _choose(
     # A trial of --initial-pipelines is not the sampler's find: say so.
     start = " of the initial pipelines" if "fms:initial" in best.user_attrs else ""
     print(f"Best pipeline (trial {best.number}{start}): {described}")
+    name, sign = shown(settings["metric"])  # "accuracy ...: 0.97", not "-accuracy ...: -0.97"
+    better = ", higher is better" if sign < 0 else ""
     print(
-        f"CV {loss_label(settings['metric'])} on search data ({settings['cv']}-fold): "
-        f"{best.value:.4f}  [{done}]"
+        f"CV {name} on search data ({settings['cv']}-fold{better}): "
+        f"{sign * best.value:.4f}  [{done}]"
     )
     record = study.user_attrs.get("fms:reselect")
     if (
@@ -320,8 +323,9 @@ def _choose(
     ):
         print(
             f"  chosen among the {len(record['losses'])} best by {record['cv']}-fold CV: "
-            f"{record['losses'][str(best.number)]:.4f} (lowest; the best search value "
-            f"{study.best_value:.4f} was trial {study.best_trial.number})"
+            f"{sign * record['losses'][str(best.number)]:.4f} "
+            f"({'lowest' if sign > 0 else 'highest'}; the best search value "
+            f"{sign * study.best_value:.4f} was trial {study.best_trial.number})"
         )
     return best
 
