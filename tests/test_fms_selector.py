@@ -247,7 +247,11 @@ def test_best_score_is_higher_is_better(iris_text: Any, metric: str, score: Any)
         assert 0.5 < model.best_score_ <= 1.0
     else:
         assert model.best_score_ < 0.0
-    assert f"[CV {metric} = {model.best_loss_:.4f} on the search data, trial " in model.describe()
+    # describe() shows a scorer as the score (since 26 Nov 2026), neg_log_loss as the log loss.
+    shown = {"f1_macro": ("f1_macro", -1.0), "neg_log_loss": ("log_loss", 1.0)}
+    name, sign = shown.get(metric, (metric, 1.0))
+    text = f"[CV {name} = {sign * model.best_loss_:.4f} on the search data, trial "
+    assert text in model.describe()
 
 
 def test_callbacks_are_called_after_every_trial(iris_text: Any) -> None:
