@@ -110,7 +110,8 @@ def test_keep_mistakes_are_one_line(model_path: Path, tmp_path: Path, capsys: An
     code, out, err = _run([*argv, "ID"], capsys)
     assert code == 2 and out == ""
     assert err == (
-        f"optuna-psms: error: --keep: column 'ID' not found in {csv}; columns: id, colour, size\n"
+        f"optuna-psms: error: --keep: column 'ID' not found in {csv}; did you mean 'id'? "
+        "columns: id, colour, size\n"
     )
     code, _, err = _run(
         ["predict", "--model", str(model_path), "--dataset", "sklearn:iris", "--keep", "x"],

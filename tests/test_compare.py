@@ -956,7 +956,8 @@ def test_csv_drop_leaves_columns_out_of_the_search(tmp_path: Any, capsys: Any) -
     code, out, err = _run([*argv, "--drop", "ID", "--name", "other"], capsys)
     assert code == 2 and out == ""
     assert err.startswith(
-        f"optuna-psms: error: --drop: column 'ID' not found in {csv}; columns: id, sepal "
+        f"optuna-psms: error: --drop: column 'ID' not found in {csv}; did you mean 'id'? "
+        "columns: id, sepal "
     )
     assert err.count("\n") == 1
     code, out, err = _run(

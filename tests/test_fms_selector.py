@@ -67,6 +67,22 @@ def test_estimator_api(fitted: FullModelSelector, iris_text: Any) -> None:
     assert copy.n_trials == 3 and not hasattr(copy, "best_pipeline_")
 
 
+def test_describe_shows_a_scorer_as_itself(iris_text: Any) -> None:
+    # "[CV accuracy = -0.9554 ...]" read as a negative accuracy (26 Nov 2026): the search still
+    # minimises -accuracy (best_loss_), describe() shows the accuracy and its direction.
+    model = FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"]),
+        metric="accuracy",
+        n_trials=2,
+        random_state=0,
+        ensemble_top=1,
+    ).fit(*iris_text)
+    assert model.best_loss_ < 0
+    line = model.describe()
+    assert f"[CV accuracy = {-model.best_loss_:.4f} on the search data, trial " in line
+    assert line.endswith("; higher is better]")
+
+
 def test_fit_trial_refits_without_searching(fitted: FullModelSelector, iris_text: Any) -> None:
     X, y = iris_text
     study = fitted.study_
@@ -231,7 +247,11 @@ def test_best_score_is_higher_is_better(iris_text: Any, metric: str, score: Any)
         assert 0.5 < model.best_score_ <= 1.0
     else:
         assert model.best_score_ < 0.0
-    assert f"[CV {metric} = {model.best_loss_:.4f} on the search data, trial " in model.describe()
+    # describe() shows a scorer as the score (since 26 Nov 2026), neg_log_loss as the log loss.
+    shown = {"f1_macro": ("f1_macro", -1.0), "neg_log_loss": ("log_loss", 1.0)}
+    name, sign = shown.get(metric, (metric, 1.0))
+    text = f"[CV {name} = {sign * model.best_loss_:.4f} on the search data, trial "
+    assert text in model.describe()
 
 
 def test_callbacks_are_called_after_every_trial(iris_text: Any) -> None:

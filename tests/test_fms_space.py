@@ -166,6 +166,20 @@ def test_parameter_names_and_conditionality() -> None:
     assert "svc(C=" in spec.describe() and "ftest(fmax_frac=" in spec.describe()
 
 
+def test_logistic_reads_as_plain_logistic_regression_with_the_linear_kernel() -> None:
+    # "logistic(C=1, kernel=linear)" read oddly (a user's trial, 26 Nov 2026): the linear
+    # kernel is plain logistic regression; the others put a Nystroem map first and say so.
+    X, y = _small("binary")
+    space = FullModelSpace(classifiers=["logistic"], selectors=["none"], preprocessors=[])
+    fixed = {"clf:logistic:C": 1.0, "clf:logistic:kernel": "linear", "post:bias": False}
+    spec, pipeline, _ = _sample(space, X, y, fixed, seed=0)
+    assert spec.describe() == "logistic(C=1)"
+    fixed.update({"clf:logistic:kernel": "rbf", "clf:logistic:gamma": 0.5})
+    spec, pipeline, _ = _sample(space, X, y, fixed, seed=0)
+    assert spec.describe() == "logistic(C=1, kernel=rbf, gamma=0.5)"
+    assert "nystroem" in str(pipeline)
+
+
 def test_multiclass_has_no_bias_parameter() -> None:
     X, y = _small("multiclass")
     space = FullModelSpace(classifiers=["naive_bayes"])

@@ -27,6 +27,14 @@ def warn(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def show_progress_bar(args: argparse.Namespace) -> bool:
+    """Whether a command shows its progress bar: not with ``--no-progress-bar``, and only when
+    stderr is a terminal, as tqdm-like tools do (into a log file the bar wrote about 10 KB of
+    ``\\r`` updates for 60 trials)."""
+    isatty = getattr(sys.stderr, "isatty", None)
+    return not args.no_progress_bar and callable(isatty) and bool(isatty())
+
+
 # The names ``select --help`` lists, written out so that ``--help`` imports nothing heavy;
 # tests/test_cli.py checks them against the registries they mirror.
 SAMPLER_NAMES = (

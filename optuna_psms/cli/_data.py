@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import UserError
-from optuna_psms.cli._common import warn
 
 
 if TYPE_CHECKING:
@@ -129,6 +128,23 @@ def _column_list(columns: Any) -> str:
     return shown + (" ..." if len(columns) > 20 else "")
 
 
+def close_name(name: str, names: Any) -> str | None:
+    """The one of ``names`` closest to the mistyped or renamed column ``name`` (case aside:
+    ``'wine class'`` for ``'Wine_Class'``), or ``None`` if none is close."""
+    import difflib
+
+    lowered = {str(n).lower(): n for n in names}
+    close = difflib.get_close_matches(str(name).lower(), list(lowered), n=1, cutoff=0.8)
+    return lowered[close[0]] if close else None
+
+
+def _not_found(name: str, where: str, columns: Any) -> str:
+    """``column 'x' not found in where; did you mean 'X'? columns: ...``."""
+    close = close_name(name, columns)
+    hint = f"; did you mean {close!r}?" if close is not None else ";"
+    return f"column {name!r} not found in {where}{hint} columns: {_column_list(columns)}"
+
+
 def drop_names(values: list[str] | None) -> list[str]:
     """The column names of ``--drop`` (or ``--keep``): ``--drop id name`` and
     ``--drop id,name`` alike."""
@@ -177,10 +193,7 @@ def check_columns(X: pd.DataFrame, names: list[str], where: str, option: str) ->
     """
     for name in names:
         if name not in X.columns:
-            raise UserError(
-                f"{option}: column {name!r} not found in {where}; "
-                f"columns: {_column_list(X.columns)}"
-            )
+            raise UserError(f"{option}: {_not_found(name, where, X.columns)}")
 
 
 def text_columns(path: str, names: list[str]) -> pd.DataFrame:
@@ -215,9 +228,7 @@ def load_csv(
     """
     frame = read_csv(path)
     if target not in frame.columns:
-        raise UserError(
-            f"column {target!r} not found in {path}; columns: {_column_list(frame.columns)}"
-        )
+        raise UserError(f"--target: {_not_found(target, path, frame.columns)}")
     empty = [int(i) for i in frame.index[frame[target].isna()]]
     if empty:
         # Line numbers of the file: the header is line 1, row i is line i + 2.
@@ -277,14 +288,18 @@ def data_digest(X: Any, y: Any) -> str:
     return digest.hexdigest()[:16]
 
 
-def print_identifier_warnings(X: Any) -> None:
+def identifier_warnings(X: Any) -> list[str]:
     """One ``warning:`` line per column of ``X`` that looks like a row identifier (see
-    :func:`optuna_psms.fms.data.identifier_columns`), naming the ``--drop`` that removes it."""
+    :func:`optuna_psms.fms.data.identifier_columns`), naming the ``--drop`` that removes it.
+
+    The commands print them once the run is accepted: above a one-line error they were noise.
+    """
     import shlex
 
     from optuna_psms.fms.data import identifier_columns
     from optuna_psms.fms.data import identifier_message
 
-    for name, reason in identifier_columns(X):
-        remedy = f"--drop {shlex.quote(str(name))}"
-        warn(f"warning: {identifier_message(name, reason, remedy)}")
+    return [
+        f"warning: {identifier_message(name, reason, f'--drop {shlex.quote(str(name))}')}"
+        for name, reason in identifier_columns(X)
+    ]

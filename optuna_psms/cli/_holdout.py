@@ -80,6 +80,21 @@ def loss_label(metric: str) -> str:
     return metric if metric in ("ber", "error", "rmse", "mae", "mse") else f"-{metric}"
 
 
+def shown(metric: str) -> tuple[str, float]:
+    """``(name, sign)``: how the output names a loss of ``metric`` and the factor that turns
+    the loss into the number printed.
+
+    A scikit-learn scorer ``s`` is minimised as ``-s``: it is printed as itself, sign -1
+    (``accuracy 0.9554``, and the line says "higher is better", not ``-accuracy -0.9554``),
+    and a ``neg_*`` scorer as the loss it negates (``log_loss 0.3``, not ``-neg_log_loss
+    0.3``), as ``auc`` is printed as ``1-AUC``; the other losses as they are
+    (:func:`loss_label`).
+    """
+    from optuna_psms.fms.metrics import shown_score
+
+    return shown_score(metric) or (loss_label(metric), 1.0)
+
+
 def holdout_loss(metric: str, model: Any, X: Any, y: Any) -> tuple[str, float]:
     """``(name, loss)`` of a fitted model on held-out rows, with the study's metric.
 
@@ -134,7 +149,15 @@ def report_held_out(
     X_search, y_search, X_held, y_held = parts
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        # numpy's floating-point warnings of a model's arithmetic (GaussianNB's "divide by
+        # zero encountered in log" for a constant column) are no news about the held-out
+        # values: silenced, as the fits silence theirs.
+        warnings.simplefilter("ignore", RuntimeWarning)
         name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
+    # As printed: "accuracy ...: 0.97", not "-accuracy ...: -0.97" (the attr below keeps the
+    # loss, the study's sign).
+    label, sign = shown(settings["metric"])
+    label = label if name == loss_label(settings["metric"]) else name  # pi_svm: the ber
     # The model's warnings about held-out values it reads other than as written (e.g. a
     # category the search rows never had), one line each.
     for message in dict.fromkeys(str(w.message).strip() for w in caught):
@@ -146,11 +169,13 @@ def report_held_out(
 
         mean = DummyRegressor().fit(X_search, y_search)
         _, base = holdout_loss(settings["metric"], mean, X_held, y_held)
-        baseline = f"  (predicting the search rows' mean: {base:.4f})"
+        baseline = f"  (predicting the search rows' mean: {sign * base:.4f})"
     members = [t.number for t in getattr(model, "ensemble_trials_", None) or []]
     voted = f"; the vote of {len(members)} pipelines" if len(members) > 1 else ""
     print(
-        f"held-out {name} ({len(y_held)} rows the search never saw{voted}): {loss:.4f}{baseline}"
+        f"held-out {label} ({len(y_held)} rows the search never saw{voted}"
+        f"{'; higher is better' if sign < 0 else ''}): "
+        f"{sign * loss:.4f}{baseline}"
     )
     # Into the study too: the dashboard's "Best Trial" is the optimistic CV value on the
     # search rows, and without this the honest estimate lives only in a terminal.
@@ -172,7 +197,7 @@ def report_held_out(
         what = "the vote of trials " + ", ".join(map(str, members))
     note_held_out(
         study,
-        f"{name} **{loss:.4f}** on {len(y_held)} rows the search never saw ({what}). "
+        f"{label} **{sign * loss:.4f}** on {len(y_held)} rows the search never saw ({what}). "
         f"The *Best Trial* value is the {settings['cv']}-fold CV "
         f"{loss_label(settings['metric'])} on the search "
         f"rows ({best.value:.4f}), the best of the trials: optimistic.",
@@ -221,7 +246,7 @@ def small_data_warning(settings: dict[str, Any], y_search: Any, y_held: Any) -> 
     parts = []
     if y_held is not None and len(y_held) < MIN_HELD_OUT_ROWS:
         metric = settings["metric"]
-        name = "ber" if metric == "pi_svm" else loss_label(metric)
+        name = "ber" if metric == "pi_svm" else shown(metric)[0]
         step = ""
         if classification and metric in ("ber", "pi_svm"):
             counts = pd.Series(np.asarray(y_held, dtype=object)).value_counts()

@@ -206,7 +206,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="save the study's figures for optuna-dashboard every N trials while it runs, at "
         "most every 10 s per worker, and at the end (default: 50; 0: only at the end)",
     )
-    sel.add_argument("--no-progress-bar", action="store_true")
+    sel.add_argument(
+        "--no-progress-bar",
+        action="store_true",
+        help="no progress bar on stderr (there is none when stderr is not a terminal)",
+    )
     return sel
 
 

@@ -150,5 +150,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
             "0: only at the end)"
         ),
     )
-    p.add_argument("--no-progress-bar", action="store_true")
+    p.add_argument(
+        "--no-progress-bar",
+        action="store_true",
+        help="no progress bar on stderr (there is none when stderr is not a terminal)",
+    )
     return p

@@ -122,8 +122,7 @@ def _check_model_columns(model: Any, X: Any, where: str, dropped: list[str]) -> 
     Raises:
         UserError: A column of the model is missing.
     """
-    import difflib
-
+    from optuna_psms.cli._data import close_name
     from optuna_psms.fms._validation import quoted_names
 
     names = getattr(model, "feature_names_in_", None)
@@ -138,15 +137,15 @@ def _check_model_columns(model: Any, X: Any, where: str, dropped: list[str]) -> 
     if not missing:
         return
     wanted = {str(n) for n in names}
-    unknown = {c.lower(): c for c in X.columns if c not in wanted}
+    unknown = [c for c in X.columns if c not in wanted]
     notes = []
     removed = [n for n in missing if n in dropped]
     if removed:
         notes.append(f"--drop removed {quoted_names(removed)}")
     for name in missing:
-        close = difflib.get_close_matches(name.lower(), list(unknown), n=1, cutoff=0.8)
-        if name not in removed and close:
-            notes.append(f"{name!r} renamed {unknown[close[0]]!r}?")
+        close = close_name(name, unknown)
+        if name not in removed and close is not None:
+            notes.append(f"{name!r} renamed {close!r}?")
     count = f"{len(missing)} column{'s' if len(missing) > 1 else ''}"
     raise UserError(
         f"{where} lacks {count} the model was fitted with: {quoted_names(missing)}"
@@ -238,6 +237,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, as in select's hold-out
             labels = model.predict(X)
             proba = model.predict_proba(X) if args.proba else None
     except ValueError as exc:  # wrong columns, wrong width

@@ -29,11 +29,12 @@ import warnings
 
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import save_model
+from optuna_psms.cli._common import show_progress_bar
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._common import warn
-from optuna_psms.cli._data import print_identifier_warnings
-from optuna_psms.cli._holdout import loss_label
+from optuna_psms.cli._data import identifier_warnings
 from optuna_psms.cli._holdout import report_held_out
+from optuna_psms.cli._holdout import shown
 from optuna_psms.cli._holdout import small_data_warning
 from optuna_psms.cli._interrupt import file_stamp
 from optuna_psms.cli._interrupt import not_saved
@@ -171,7 +172,7 @@ def _search_model(
         study_name=study_name,
         load_if_exists=True,
         n_jobs=args.n_jobs,
-        show_progress_bar=not args.no_progress_bar,
+        show_progress_bar=show_progress_bar(args),
     )
 
 
@@ -190,6 +191,7 @@ def _print_start(
 
     _, y_search, _, y_held = parts
     held_note = f", {len(y_held)} held out" if y_held is not None else ", no hold-out"
+    name, sign = shown(settings["metric"])
     # A study that already has trials (resumed, or joined while other workers run) is said
     # to be continued: the line would otherwise read the same as for a new study.
     before = [
@@ -207,7 +209,7 @@ def _print_start(
         f"Full model selection ({settings['task']}) on {label}{_without(args.drop)}: "
         f"{len(y_search)} search rows{held_note}; "
         f"sampler {settings['sampler']}, {settings['cv']}-fold CV "
-        f"{loss_label(settings['metric'])}, "
+        f"{name}{' (higher is better)' if sign < 0 else ''}, "
         f"seed {int(settings['seed'])}; study '{study_name}' in {hide_password(args.storage)}"
         f"{continued}"
     )
@@ -308,9 +310,11 @@ def _choose(
     # A trial of --initial-pipelines is not the sampler's find: say so.
     start = " of the initial pipelines" if "fms:initial" in best.user_attrs else ""
     print(f"Best pipeline (trial {best.number}{start}): {described}")
+    name, sign = shown(settings["metric"])  # "accuracy ...: 0.97", not "-accuracy ...: -0.97"
+    better = ", higher is better" if sign < 0 else ""
     print(
-        f"CV {loss_label(settings['metric'])} on search data ({settings['cv']}-fold): "
-        f"{best.value:.4f}  [{done}]"
+        f"CV {name} on search data ({settings['cv']}-fold{better}): "
+        f"{sign * best.value:.4f}  [{done}]"
     )
     record = study.user_attrs.get("fms:reselect")
     if (
@@ -320,8 +324,9 @@ def _choose(
     ):
         print(
             f"  chosen among the {len(record['losses'])} best by {record['cv']}-fold CV: "
-            f"{record['losses'][str(best.number)]:.4f} (lowest; the best search value "
-            f"{study.best_value:.4f} was trial {study.best_trial.number})"
+            f"{sign * record['losses'][str(best.number)]:.4f} "
+            f"({'lowest' if sign > 0 else 'highest'}; the best search value "
+            f"{sign * study.best_value:.4f} was trial {study.best_trial.number})"
         )
     return best
 
@@ -384,7 +389,6 @@ def run(args: argparse.Namespace) -> int:
     check_args(args)
     X, y, label = _load(args)
     check_target_complete(y, label)
-    print_identifier_warnings(X)
     settings = search_settings(args, X, y)
     hint = auto_task_warning(args, y, settings["task"])
     if hint is not None:
@@ -402,6 +406,9 @@ def run(args: argparse.Namespace) -> int:
     choice.update(vote)
     storage, study_name, settings, parts = _open_study(args, settings, X, y, label)
     model = _search_model(args, settings, storage, study_name, **choice, **initial)
+    # Once the data are accepted: above a refusal (a single class, ...) it was only noise.
+    for line in identifier_warnings(X):
+        warn(line)
     _print_start(args, settings, label, storage, study_name, parts)
     sys.stdout.flush()  # before the progress bar and the search's warnings, on stderr
     X_search, y_search, _, y_held = parts

@@ -10,6 +10,7 @@ from typing import Any
 
 import optuna
 
+from optuna_psms.cli._common import show_progress_bar
 from optuna_psms.cli._common import warn
 from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
@@ -19,9 +20,10 @@ from optuna_psms.storages import dashboard_argument
 from optuna_psms.storages import hide_password
 
 
-def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None]:
-    """The objective of ``args``, and for full model selection on too few rows the one
-    ``warning:`` line that ``select`` prints (else ``None``)."""
+def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str]]:
+    """The objective of ``args``, for full model selection on too few rows the one
+    ``warning:`` line that ``select`` prints (else ``None``), and the ``warning:`` lines about
+    identifier-like columns (printed once the comparison starts)."""
     if args.target is not None and args.csv is None:
         raise ComparisonError("--target is only used with --csv")
     if args.drop is not None and args.csv is None and args.dataset is None:
@@ -42,9 +44,9 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None]:
             shifted=not args.no_shift,
             instance=args.instance,
         )
-        return function, None
+        return function, None, []
     if args.objective is not None:
-        return ObjectiveSpec("callable", args.objective, path=os.getcwd()), None
+        return ObjectiveSpec("callable", args.objective, path=os.getcwd()), None, []
     from optuna_psms.cli._data import drop_names
 
     common: dict[str, Any] = {
@@ -61,13 +63,12 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None]:
         spec = ObjectiveSpec("csv", args.csv, target=args.target, **common)
     else:
         spec = ObjectiveSpec("dataset", args.dataset, **common)
-    from optuna_psms.cli._data import print_identifier_warnings
+    from optuna_psms.cli._data import identifier_warnings
     from optuna_psms.cli._holdout import small_data_warning
 
     # Loaded here, once: a --drop naming no column is a mistake of this command, said here,
     # and so is an identifier-like column left in (one warning line each, as in `select`).
     X, y = spec.load()
-    print_identifier_warnings(X)
     # Every row is searched (no hold-out): only the CV part of select's caution applies, on
     # the rows each trial draws with --subsample.
     settings = {
@@ -76,7 +77,7 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None]:
         "metric": args.metric,
         "subsample": args.subsample,
     }
-    return spec, small_data_warning(settings, y, None)
+    return spec, small_data_warning(settings, y, None), identifier_warnings(X)
 
 
 def _publish(result: Any) -> int:
@@ -111,11 +112,14 @@ def run(args: argparse.Namespace) -> int:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     bar: Any = None
     first = ""  # the first line, printed by on_start
+    data_warnings: list[str] = []  # printed by on_start too
 
     def on_start(n_trials: int, n_studies: int) -> None:
         nonlocal bar
         # The first line once everything is checked (the data, the objective, the storage,
         # the studies of a resumed comparison): a refused run prints its one error line only.
+        for line in data_warnings:
+            warn(line)
         print(first)
         if n_trials == 0:
             print("Every study is complete: nothing to run.")
@@ -126,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
             else "in this process"
         )
         print(f"Running {n_trials} trials in {n_studies} studies ({where}).", flush=True)
-        if not args.no_progress_bar:
+        if show_progress_bar(args):
             from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
             bar = tqdm(total=n_trials, unit="trial", file=sys.stderr, dynamic_ncols=True)
@@ -152,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
         added = ""
         if baseline is not None and parse_samplers([baseline])[0] not in names:
             added = f" and the baseline {parse_samplers([baseline])[0]}"  # run too: say so
-        spec, caution = _spec(args)
+        spec, caution, data_warnings = _spec(args)
         first = (
             f"Comparing {args.samplers}{added} on {spec.describe()}: "
             f"{args.seeds} seed{'' if args.seeds == 1 else 's'} x "

@@ -38,6 +38,7 @@ from optuna_psms.fms._validation import user_entry
 from optuna_psms.fms.data import warn_identifier_columns
 from optuna_psms.fms.export import export_python
 from optuna_psms.fms.export import trials_table
+from optuna_psms.fms.metrics import shown_score
 from optuna_psms.fms.objective import failure_reason
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.objective import make_objective
@@ -410,19 +411,24 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         The loss is ``best_loss_``: the chosen trial's mean CV loss on the data the search
         saw (the rows given to :meth:`fit`, or the searched rows for :meth:`fit_trial`), then
         the trial's number and the study's name (unless Optuna generated it), e.g.
-        ``"... [CV ber = 0.0400 on the search data, trial 3 of study 'fms-iris']"``.
+        ``"... [CV ber = 0.0400 on the search data, trial 3 of study 'fms-iris']"``. A
+        scikit-learn scorer, minimised as its negative, is shown as the score: ``"... [CV
+        accuracy = 0.9554 on the search data, trial 3; higher is better]"``.
         """
         check_is_fitted(self, "best_pipeline_")
         # Models saved before best_loss_ existed kept the loss in best_score_.
         loss = getattr(self, "best_loss_", getattr(self, "best_score_", float("nan")))
-        head = f"{self.best_description_}  [CV {self.metric} = {loss:.4f}"
+        # A scorer reads as itself: "CV accuracy = 0.9554 ...; higher is better", not -0.9554.
+        metric, sign = shown_score(self.metric) or (self.metric, 1.0)
+        head = f"{self.best_description_}  [CV {metric} = {sign * loss:.4f}"
+        end = "; higher is better]" if sign < 0 else "]"
         best = getattr(self, "best_trial_", None)  # models saved before it existed
         if best is None:
-            return f"{head}]"
+            return f"{head}{end}"
         name = self.study_.study_name
         if name.startswith("no-name-"):  # Optuna's generated name says nothing
-            return f"{head} on the search data, trial {best.number}]"
-        return f"{head} on the search data, trial {best.number} of study {name!r}]"
+            return f"{head} on the search data, trial {best.number}{end}"
+        return f"{head} on the search data, trial {best.number} of study {name!r}{end}"
 
     @property
     def cv_results_(self) -> dict[str, list[Any]]:

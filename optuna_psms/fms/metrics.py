@@ -38,6 +38,21 @@ REGRESSION_METRICS = ("rmse", "mae", "mse", "r2")
 DEFAULT_METRICS = {"classification": "ber", "regression": "rmse"}
 
 
+def shown_score(metric: str) -> tuple[str, float] | None:
+    """How the output shows the losses of a scikit-learn scorer ``s`` (minimised as ``-s``):
+    ``(name, sign)``, the number shown being ``sign * loss``.
+
+    ``("accuracy", -1.0)``: the score itself, higher is better (not ``-accuracy -0.95``);
+    ``("log_loss", 1.0)`` for ``neg_log_loss``: the loss it negates. ``None`` for the built-in
+    metrics, whose losses are shown as they are.
+    """
+    if metric in BUILTIN_METRICS or metric in REGRESSION_METRICS:
+        return None
+    if metric.startswith("neg_"):
+        return metric.removeprefix("neg_"), 1.0
+    return metric, -1.0
+
+
 def balanced_error_rate(y_true: Any, y_pred: Any) -> float:
     """Balanced error rate, the mean of the per-class error rates.
 

@@ -328,6 +328,14 @@ def _suggest_logistic(trial: ComponentTrial) -> Params:
     return params
 
 
+def _describe_logistic(p: Mapping[str, Any]) -> str:
+    # kernel=linear is plain logistic regression: said as such, not "logistic(kernel=linear)"
+    # (a user's trial, 26 Nov 2026); the other kernels (a Nystroem map first) are named.
+    if p.get("kernel") == "linear":
+        p = {k: v for k, v in p.items() if k != "kernel"}
+    return _default_describe("logistic", p)
+
+
 def _build_logistic(p: Mapping[str, Any]) -> Any:
     logistic = LogisticRegression(C=float(p["C"]), max_iter=2000)
     if p["kernel"] == "linear":
@@ -482,7 +490,9 @@ def _builtin_components() -> dict[str, Component]:
     clf = [
         Component("mean_variance", "classifier", _suggest_none, _build_mean_variance),
         Component("naive_bayes", "classifier", _suggest_naive_bayes, _build_naive_bayes),
-        Component("logistic", "classifier", _suggest_logistic, _build_logistic),
+        Component(
+            "logistic", "classifier", _suggest_logistic, _build_logistic, _describe_logistic
+        ),
         Component("kridge", "classifier", _suggest_kridge, _build_kridge),
         Component(
             "gradient_boosting", "classifier", _suggest_gradient_boosting, _build_gradient_boosting
