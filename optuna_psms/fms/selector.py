@@ -136,7 +136,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             (imputer, standard scaler, ``SVC(class_weight="balanced")``, ``C`` x
             ``gamma`` tuned by a 3-fold ``GridSearchCV``); the lower loss wins, a tie goes
             to the vote. Skipped, with one logged warning, above 10,000 rows (the SVC's
-            fits grow as ``n**2``). It costs 20 SVC fits on all the rows, then
+            fits grow as ``n**2``). It costs the grid's 60 SVC fits, then
             ``5 * (ensemble_top + 1)`` fits. :meth:`fit_trial` reuses the study's record
             (user attr ``fms:final_check``) when the vote is the same, refitting its choice
             on the rows given, else checks on those rows. Off pending a pre-registered test
