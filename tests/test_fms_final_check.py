@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 from typing import Any
 
@@ -127,13 +128,22 @@ def test_one_member_compares_the_single_pipeline() -> None:
     assert model.final_check_["trials"] == [model.best_trial_.number]
 
 
-def test_off_by_default_and_skipped_above_the_limit(monkeypatch: Any) -> None:
+def test_off_by_default_and_skipped_above_the_limit(monkeypatch: Any, caplog: Any) -> None:
     X, y = _xor(80)
     off = _fit(X, y, final_check=None)
     assert off.final_choice_ == "vote" and off.final_check_ is None
     assert FINAL_CHECK_KEY not in off.study_.user_attrs
     monkeypatch.setattr(_final_check, "MAX_ROWS", 50)
-    skipped = _fit(X, y)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.enable_propagation()
+    try:
+        with caplog.at_level(logging.WARNING):
+            skipped = _fit(X, y)
+    finally:
+        optuna.logging.disable_propagation()
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+    lines = [r.getMessage() for r in caplog.records if "final_check" in r.getMessage()]
+    assert lines == ["final_check skipped (80 search rows, more than 50); the vote is kept."]
     assert skipped.final_choice_ == "vote" and skipped.final_check_losses_ == {}
     assert skipped.final_check_["skipped"] == "80 search rows, more than 50"
     assert len(skipped.ensemble_trials_) == 3
