@@ -172,6 +172,9 @@ def report_held_out(
         baseline = f"  (predicting the search rows' mean: {sign * base:.4f})"
     members = [t.number for t in getattr(model, "ensemble_trials_", None) or []]
     voted = f"; the vote of {len(members)} pipelines" if len(members) > 1 else ""
+    svc = getattr(model, "final_choice_", "vote") == "svc"
+    if svc:
+        voted = "; the grid-tuned SVC the final check chose"
     print(
         f"held-out {label} ({len(y_held)} rows the search never saw{voted}"
         f"{'; higher is better' if sign < 0 else ''}): "
@@ -188,12 +191,15 @@ def report_held_out(
             "rows": len(y_held),
             "cv_on_search_rows": float(best.value),
             "vote_of_trials": members,
+            "final_choice": getattr(model, "final_choice_", "vote"),
         },
     )
     from optuna_psms._study_info import note_held_out
 
     what = f"trial {best.number}"
-    if voted:
+    if svc:
+        what = "the grid-tuned SVC the final check chose over the search's pipelines"
+    elif voted:
         what = "the vote of trials " + ", ".join(map(str, members))
     note_held_out(
         study,

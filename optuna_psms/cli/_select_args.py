@@ -125,6 +125,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "pipelines, each refitted (default: 10; 1: the chosen pipeline alone; see "
         "FullModelSelector's ensemble_top)",
     )
+    sel.add_argument(
+        "--final-check",
+        choices=["none", "svc"],
+        default="none",
+        help="classification: after the search, a 5-fold CV on the search rows chooses "
+        "between the vote and a grid-tuned RBF SVC, a tie going to the vote (default: none; "
+        "see FullModelSelector's final_check)",
+    )
     add_initial_pipelines_option(sel, "classification")
     sel.add_argument(
         "--test-size",

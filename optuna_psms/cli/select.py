@@ -338,11 +338,16 @@ def _save(
     best: Any,
     X: Any,
     y: Any,
+    *,
+    check_line: bool = False,
     **vote: Any,
 ) -> None:
-    """Refit the chosen pipeline (or the vote) on all rows, save it and say how to apply it."""
+    """Refit the chosen pipeline (or the vote) on all rows, save it and say how to apply it
+    (``check_line``: first print the final check's line, not printed with a hold-out)."""
     _announce_slow_refit(best, f"all {len(y)} rows")
     final = _refit(settings, searched, best, X, y, **vote)
+    if check_line:
+        print_final_check(final)
     save_to = args.output or DEFAULT_OUTPUT
     # Every search without --output saves to the one default file: say when it replaces one
     # (a new user's breast-cancer model was silently replaced by another dataset's).
@@ -352,7 +357,13 @@ def _save(
     save_model(final, save_to)
     print(f"Model refitted on all {len(y)} rows, saved to {save_to}{replacing}")
     voters = [t.number for t in getattr(final, "ensemble_trials_", None) or []]
-    if len(voters) > 1:
+    if getattr(final, "final_choice_", "vote") == "svc":
+        svc = final.final_check_["svc"]
+        print(
+            f"  it predicts with the grid-tuned RBF SVC of the final check (C={svc['C']:g}, "
+            f"gamma={svc['gamma']}), not the search's pipelines"
+        )
+    elif len(voters) > 1:
         shown = ", ".join(map(str, voters))
         print(
             f"  it predicts by a vote of the {len(voters)} best distinct pipelines (trials "
@@ -362,6 +373,16 @@ def _save(
     warning = whole_study_vote(searched, len(voters), int(args.ensemble_top))
     if warning is not None:
         warn(warning)  # below the lines it qualifies, through a pipe too
+
+
+def print_final_check(model: Any) -> None:
+    """Print the ``--final-check`` line of a fitted model: the choice and both CV losses on
+    the search rows (nothing without the check)."""
+    from optuna_psms.fms._final_check import describe
+
+    record = getattr(model, "final_check_", None)
+    if record is not None:
+        print(describe(record))
 
 
 def whole_study_vote(study: Any, n_voters: int, top: int) -> str | None:
@@ -398,6 +419,12 @@ def run(args: argparse.Namespace) -> int:
     choice = {"reselect_top": int(args.reselect_top), "reselect_cv": int(args.reselect_cv)}
     # The vote of the best few (FullModelSelector only); the refits below use it too.
     vote = {"ensemble_top": int(args.ensemble_top)} if classification else {}
+    if getattr(args, "final_check", "none") != "none":
+        if not classification:
+            raise UserError(
+                f"--final-check {args.final_check} is for classification; this is a regression"
+            )
+        vote["final_check"] = args.final_check
     initial = {}
     if classification and args.initial_pipelines is not None:
         initial["initial_pipelines"] = (
@@ -437,6 +464,7 @@ def run(args: argparse.Namespace) -> int:
                 # Interrupted, or another worker found a better pipeline since this fit ended.
                 _announce_slow_refit(best, f"the {len(y_search)} search rows")
                 model = _refit(settings, searched, best, X_search, y_search, **vote)
+            print_final_check(model)
             report_held_out(settings, model, study, best, parts)
         else:
             print("held-out: none (--test-size 0), so no estimate free of the selection")
@@ -444,7 +472,7 @@ def run(args: argparse.Namespace) -> int:
         caution = small_data_warning(settings, y_search, y_held)
         if caution is not None:
             warn(caution)
-        _save(args, settings, searched, best, X, y, **vote)
+        _save(args, settings, searched, best, X, y, check_line=y_held is None, **vote)
     except KeyboardInterrupt:
         warn(not_saved(args, study_name, interrupted, before))
         return 130

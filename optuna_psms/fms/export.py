@@ -209,7 +209,8 @@ def export_python(estimator: Any, path: str | None = None) -> str:
     out). Fitted on the same data it predicts
     exactly what the estimator predicts, unless the estimator votes over several pipelines
     (``ensemble_top`` >= 2, :class:`~optuna_psms.fms.FullModelSelector`'s default 10): the
-    script holds only the best one, its header says so and a ``UserWarning`` too.
+    script holds only the best one, its header says so and a ``UserWarning`` too. When the
+    selector's ``final_check`` chose the grid-tuned SVC, the script is that SVC pipeline.
 
     Args:
         estimator: A fitted :class:`~optuna_psms.fms.FullModelSelector` or
@@ -223,6 +224,7 @@ def export_python(estimator: Any, path: str | None = None) -> str:
         ValueError: A pipeline parameter that cannot be written as Python code.
     """
     voters = getattr(estimator, "ensemble_trials_", None) or []
+    svc = getattr(estimator, "final_choice_", "vote") == "svc"
     if len(voters) >= 2:
         # The script is what a new user expects to reproduce the saved model (usertrial3).
         from optuna_psms.fms._validation import user_stacklevel
@@ -237,7 +239,8 @@ def export_python(estimator: Any, path: str | None = None) -> str:
         )
     writer = _Writer()
     writer.imports.add(("numpy", "np"))
-    body = writer.code(estimator.best_pipeline_, indent=4)
+    # The final check's SVC, when it won, is what the estimator predicts with.
+    body = writer.code(estimator.ensemble_[0] if svc else estimator.best_pipeline_, indent=4)
     regression = not hasattr(estimator, "classes_")
     if not regression:
         writer.imports.add(("optuna_psms.fms", "encode_labels"))
@@ -247,9 +250,15 @@ def export_python(estimator: Any, path: str | None = None) -> str:
         f'"""Full model selected by optuna-psms ({kind}), exported '
         f"{datetime.date.today().isoformat()}.",
         "",
-        f"Pipeline: {estimator.best_description_}",
-        f"CV {estimator.metric} ({estimator.cv}-fold, on the search data; optimistic): "
-        f"{float(loss):.6g}",
+        *(
+            [f"Pipeline: {estimator.describe()}"]
+            if svc
+            else [
+                f"Pipeline: {estimator.best_description_}",
+                f"CV {estimator.metric} ({estimator.cv}-fold, on the search data; "
+                f"optimistic): {float(loss):.6g}",
+            ]
+        ),
         *_ensemble_note(estimator),
         "",
         "Run: python this_file.py data.csv TARGET [--predict new.csv]",

@@ -15,6 +15,7 @@ from sklearn.metrics import balanced_accuracy_score
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted
 
+from optuna_psms.fms import _final_check
 from optuna_psms.fms._ensemble import check_ensemble_top
 from optuna_psms.fms._ensemble import ensemble_trials
 from optuna_psms.fms._ensemble import fit_members
@@ -127,6 +128,19 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         callbacks: Optuna study callbacks, ``callback(study, frozen_trial)``, each called
             after every trial of the search (``study.optimize(callbacks=...)``), e.g.
             ``optuna.study.MaxTrialsCallback``; ``None``: none.
+        final_check: ``None`` (default): off. ``"svc"``: after the search, a second
+            5-fold stratified CV on the same rows (other folds, seeded by
+            ``random_state``), with ``metric`` (``"pi_svm"``: the balanced error rate),
+            chooses between the vote (its members' parameters fixed, refitted per fold;
+            with ``ensemble_top=1``, the single pipeline) and a grid-tuned RBF SVC
+            (imputer, standard scaler, ``SVC(class_weight="balanced")``, ``C`` x
+            ``gamma`` tuned by a 3-fold ``GridSearchCV``); the lower loss wins, a tie goes
+            to the vote. Skipped, with one logged warning, above 10,000 rows (the SVC's
+            fits grow as ``n**2``). It costs the grid's 60 SVC fits, then
+            ``5 * (ensemble_top + 1)`` fits. :meth:`fit_trial` reuses the study's record
+            (user attr ``fms:final_check``) when the vote is the same, refitting its choice
+            on the rows given, else checks on those rows. Off pending a pre-registered test
+            (docs/full_model_selection.md, "A final check against a tuned SVC").
 
     Attributes:
         best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts
@@ -153,6 +167,14 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             ``metric="error"``).
         study_: The Optuna study the pipeline was chosen in (for :meth:`fit_trial`, the
             study given to it).
+        final_choice_: ``"vote"`` or ``"svc"``: what :meth:`predict` uses (``"vote"``
+            without ``final_check``). With ``"svc"``, ``ensemble_`` is the SVC pipeline
+            (encoder first), ``ensemble_trials_`` is empty, :meth:`export_python` writes the
+            SVC, and ``best_pipeline_``, ``best_params_`` and ``best_loss_`` still describe
+            the search's best trial.
+        final_check_losses_: ``{"vote": loss, "svc": loss}``, the check's mean CV losses
+            on the search rows (``{}`` without a check, or when it was skipped).
+        final_check_: The check's record as stored in the study (``None`` without one).
         classes_: The class labels, as given (original objects and dtype).
         n_features_in_: Number of columns of ``X`` in :meth:`fit`.
         feature_names_in_: Column names of ``X`` in :meth:`fit`, when it was a DataFrame
@@ -179,6 +201,20 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             :options: +ELLIPSIS
 
             ...
+
+        The final check against a grid-tuned SVC (off by default):
+
+        .. testcode::
+
+            from sklearn.datasets import load_iris
+            from optuna_psms.fms import FullModelSelector, FullModelSpace
+
+            X, y = load_iris(return_X_y=True)
+            space = FullModelSpace(classifiers=["naive_bayes", "logistic"])
+            model = FullModelSelector(space=space, n_trials=5, random_state=0, final_check="svc")
+            model.fit(X, y)
+            assert model.final_choice_ in ("vote", "svc")
+            assert set(model.final_check_losses_) == {"vote", "svc"}
     """
 
     def __init__(
@@ -207,6 +243,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         show_progress_bar: bool = False,
         verbose: int = 0,
         callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]] | None = None,
+        final_check: str | None = None,
     ) -> None:
         self.space = space
         self.sampler = sampler
@@ -232,13 +269,19 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         self.show_progress_bar = show_progress_bar
         self.verbose = verbose
         self.callbacks = callbacks
+        self.final_check = final_check
 
     def _fitted(self, objective: FullModelObjective) -> None:
         self.classes_ = objective.classes
 
     def _search(self, X: Any, y: Any) -> None:
         check_ensemble_top(self.ensemble_top)  # before the search, not after it
-        super()._search(X, y)
+        _final_check.check_final_check(getattr(self, "final_check", None))
+        self._searching = True  # the final check runs afresh after a search
+        try:
+            super()._search(X, y)
+        finally:
+            del self._searching
 
     def _refit(
         self, objective: FullModelObjective, study: optuna.Study, best: optuna.trial.FrozenTrial
@@ -248,6 +291,8 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         trials = ensemble_trials(study, best, top)
         self.ensemble_trials_ = trials
         self.ensemble_ = [self.best_pipeline_, *fit_members(objective, trials[1:])]
+        searching = getattr(self, "_searching", False)
+        _final_check.apply(self, objective, study, trials, searching)
 
     def _members(self) -> list[Any]:
         # Models pickled before ensembles existed have no ensemble_.
@@ -361,6 +406,9 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         """One line: the selected pipeline, its CV loss in the search and where it comes from;
         with an ensemble of several members, also their trial numbers."""
         line = super().describe()
+        record = getattr(self, "final_check_", None)
+        if getattr(self, "final_choice_", "vote") == "svc" and record is not None:
+            return _final_check.describe_svc(record)
         trials = getattr(self, "ensemble_trials_", None) or []
         if len(trials) < 2:
             return line

@@ -1,0 +1,194 @@
+"""Tests of the final check between the vote and a grid-tuned SVC (``final_check="svc"``)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+import joblib
+import numpy as np
+import optuna
+import pandas as pd
+import pytest
+from sklearn.datasets import load_iris
+
+from optuna_psms.cli import main
+from optuna_psms.fms import _final_check
+from optuna_psms.fms import FullModelRegressor
+from optuna_psms.fms import FullModelSelector
+from optuna_psms.fms import FullModelSpace
+from optuna_psms.fms._final_check import choose
+from optuna_psms.fms._final_check import FINAL_CHECK_KEY
+
+
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+
+# Linear and naive pipelines cannot separate an XOR; an RBF SVC can: the check picks it.
+LINEAR = FullModelSpace(
+    classifiers=["naive_bayes", "logistic"], selectors=["none"], preprocessors=["standardize"]
+)
+
+
+def _xor(n: int = 120, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
+    rng = np.random.default_rng(seed)
+    a, b = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    # A categorical column, with missing cells.
+    colour = np.array(["red", "blue", None], dtype=object)[rng.integers(0, 3, n)]
+    y = np.where(a * b > 0, "same", "other")
+    return pd.DataFrame({"a": a, "b": b, "colour": colour}), y
+
+
+def _fit(X: Any, y: Any, **kwargs: Any) -> FullModelSelector:
+    settings: dict[str, Any] = {
+        "space": LINEAR,
+        "sampler": "random",
+        "n_trials": 4,
+        "ensemble_top": 3,
+        "random_state": 0,
+        "final_check": "svc",
+    }
+    return FullModelSelector(**{**settings, **kwargs}).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def xor_model() -> FullModelSelector:
+    return _fit(*_xor())
+
+
+@given(st.floats(0, 1), st.floats(0, 1))
+def test_the_lower_loss_wins_and_a_tie_goes_to_the_vote(vote: float, svc: float) -> None:
+    assert choose(vote, svc) == ("svc" if svc < vote else "vote")
+    assert choose(vote, vote) == "vote"
+    assert choose(math.nan, svc) == "vote" and choose(vote, math.nan) == "vote"
+
+
+def test_the_svc_wins_an_xor_and_predicts(xor_model: FullModelSelector) -> None:
+    model = xor_model
+    assert model.final_choice_ == "svc"
+    assert model.final_check_losses_["svc"] < model.final_check_losses_["vote"]
+    assert model.ensemble_trials_ == [] and len(model.ensemble_) == 1
+    assert model.ensemble_[0].steps[-1][1].class_weight == "balanced"
+    record = model.study_.user_attrs[FINAL_CHECK_KEY]
+    assert record == model.final_check_ and len(json.dumps(record)) < 64_000
+    assert record["folds"] == 5 and record["metric"] == "ber" and len(record["trials"]) == 3
+    X_new, y_new = _xor(200, seed=1)
+    pred = model.predict(X_new)
+    assert set(pred) <= {"same", "other"} and np.mean(pred == y_new) > 0.8
+    assert model.predict_proba(X_new).shape == (200, 2) and model.score(X_new, y_new) > 0.8
+    assert "grid-tuned RBF SVC" in model.describe()
+
+
+def test_save_load_and_export_with_the_svc(xor_model: FullModelSelector, tmp_path: Any) -> None:
+    path = tmp_path / "m.joblib"
+    joblib.dump(xor_model, path)
+    loaded = joblib.load(path)
+    X_new, _ = _xor(50, seed=2)
+    assert (loaded.predict(X_new) == xor_model.predict(X_new)).all()
+    assert loaded.final_choice_ == "svc"
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "the estimator votes" warning: it does not
+        text = loaded.export_python()
+    namespace: dict[str, Any] = {}
+    exec(compile(text, "exported.py", "exec"), namespace)
+    X, y = _xor()
+    script = namespace["fit"](X, y)
+    assert "SVC" in text and "grid-tuned" in text
+    assert (namespace["predict"](script, X_new) == loaded.predict(X_new)).all()
+
+
+def test_deterministic_from_random_state() -> None:
+    X, y = _xor(80)
+    first, second = _fit(X, y), _fit(X, y)
+    assert first.final_check_ == second.final_check_
+    assert first.final_check_ != _fit(X, y, random_state=5).final_check_
+
+
+@pytest.mark.parametrize("metric", ["error", "auc", "f1_macro"])
+def test_multiclass_and_other_metrics(metric: str) -> None:
+    X, y = load_iris(return_X_y=True)
+    rows = np.r_[0:20, 50:70, 100:120]
+    model = _fit(X[rows], y[rows], metric=metric)
+    assert model.final_check_["metric"] == metric
+    assert set(model.final_check_losses_) == {"vote", "svc"}
+    assert all(np.isfinite(v) for v in model.final_check_losses_.values())
+    assert model.predict_proba(X[:5]).shape == (5, 3)
+    assert model.final_choice_ == choose(
+        model.final_check_losses_["vote"], model.final_check_losses_["svc"]
+    )
+
+
+def test_one_member_compares_the_single_pipeline() -> None:
+    model = _fit(*_xor(80), ensemble_top=1)
+    assert model.final_check_["trials"] == [model.best_trial_.number]
+
+
+def test_off_by_default_and_skipped_above_the_limit(monkeypatch: Any, caplog: Any) -> None:
+    X, y = _xor(80)
+    off = _fit(X, y, final_check=None)
+    assert off.final_choice_ == "vote" and off.final_check_ is None
+    assert FINAL_CHECK_KEY not in off.study_.user_attrs
+    monkeypatch.setattr(_final_check, "MAX_ROWS", 50)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.enable_propagation()
+    try:
+        with caplog.at_level(logging.WARNING):
+            skipped = _fit(X, y)
+    finally:
+        optuna.logging.disable_propagation()
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+    lines = [r.getMessage() for r in caplog.records if "final_check" in r.getMessage()]
+    assert lines == ["final_check skipped (80 search rows, more than 50); the vote is kept."]
+    assert skipped.final_choice_ == "vote" and skipped.final_check_losses_ == {}
+    assert skipped.final_check_["skipped"] == "80 search rows, more than 50"
+    assert len(skipped.ensemble_trials_) == 3
+
+
+def test_fit_trial_refits_the_stored_choice(
+    xor_model: FullModelSelector, monkeypatch: Any
+) -> None:
+    def fail(*args: Any) -> None:
+        raise AssertionError("the check ran again")
+
+    monkeypatch.setattr(_final_check, "run_check", fail)
+    X, y = _xor(160, seed=3)  # other rows (e.g. all of them after a hold-out)
+    refit = FullModelSelector(space=LINEAR, ensemble_top=3, random_state=0, final_check="svc")
+    refit.fit_trial(X, y, xor_model.study_, xor_model.best_trial_)
+    assert refit.final_choice_ == "svc" and refit.final_check_ == xor_model.final_check_
+    assert refit.ensemble_[0].steps[0][1].n_features_in_ == 3
+
+
+@pytest.mark.parametrize("bad", ["SVC", "none", True, 1])
+def test_bad_values_raise_before_the_search(bad: Any) -> None:
+    X, y = _xor(40)
+    with pytest.raises(ValueError, match="final_check must be None or 'svc'"):
+        FullModelSelector(space=LINEAR, n_trials=1, final_check=bad).fit(X, y)
+    with pytest.raises(TypeError):
+        FullModelRegressor(final_check="svc")  # type: ignore[call-arg]
+
+
+def test_cli_flag(tmp_path: Any, capsys: Any) -> None:
+    X, y = _xor(160)
+    X.assign(label=y).to_csv(tmp_path / "data.csv", index=False)
+    out_file = tmp_path / "m.joblib"
+    argv = ["select", "--csv", str(tmp_path / "data.csv"), "--target", "label"]
+    argv += ["--sampler", "random", "--classifiers", "naive_bayes,logistic", "--selectors"]
+    argv += ["none", "--seed", "0", "--no-progress-bar", "--n-trials", "4"]
+    argv += ["--ensemble-top", "3", "--output", str(out_file)]
+    assert main([*argv, "--final-check", "svc"]) == 0
+    out = capsys.readouterr().out
+    assert "final check (5-fold CV ber on the search rows): vote " in out
+    assert "-> the grid-tuned SVC" in out
+    assert "the grid-tuned SVC the final check chose): " in out  # the held-out line
+    assert "it predicts with the grid-tuned RBF SVC of the final check" in out
+    assert joblib.load(out_file).final_choice_ == "svc"
+    assert main(argv) == 0  # default: no check
+    assert "final check" not in capsys.readouterr().out
+    regression = ["select", "--dataset", "sklearn:diabetes", "--final-check", "svc"]
+    assert main([*regression, "--n-trials", "1", "--no-progress-bar"]) != 0
+    assert "--final-check svc is for classification" in capsys.readouterr().err
