@@ -99,7 +99,7 @@ def _study(values: list[float]) -> Any:
 def test_whole_study_vote_is_said_only_when_the_vote_takes_every_pipeline() -> None:
     # 10 trials and --ensemble-top 10: "the vote of the 10 best" was every trial, the bad
     # ones too, and nothing said so (usertrial3, 26 Nov 2026).
-    from optuna_psms.cli.select import whole_study_vote
+    from optuna_psms.cli._select_report import whole_study_vote
 
     warning = whole_study_vote(_study([0.1, 0.2, 0.5, 0.3, 0.4]), 5, 10)
     assert warning == (

@@ -1,0 +1,125 @@
+"""What ``optuna-psms select`` reports after its search: the study read back, the chosen
+trial with its CV value, the final check's line and the warning when the vote takes every
+pipeline of the study. Split from :mod:`optuna_psms.cli.select`, which runs the steps."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from optuna_psms.cli._common import UserError
+from optuna_psms.cli._common import warn
+from optuna_psms.cli._holdout import shown
+from optuna_psms.cli._interrupt import resume_hint
+from optuna_psms.cli._select_model import selector
+
+
+def failed_words(trials: list[Any]) -> str:
+    """``"3 failed"``, or ``"3 failed (1 interrupted by Ctrl-C)"`` when Ctrl-C cut some of
+    the failed ``trials`` (their pipelines did not fail; attr ``fms:interrupted``)."""
+    import optuna
+
+    from optuna_psms.fms.objective import INTERRUPTED
+
+    failed = [t for t in trials if t.state == optuna.trial.TrialState.FAIL]
+    cut = sum(t.user_attrs.get(INTERRUPTED) is True for t in failed)
+    return f"{len(failed)} failed" + (f" ({cut} interrupted by Ctrl-C)" if cut else "")
+
+
+def read_back(
+    args: argparse.Namespace, storage: Any, study_name: str, interrupted: bool
+) -> tuple[Any, int, str, int] | None:
+    """The study after the search, its number of complete trials, the failed ones in words
+    (:func:`failed_words`) and its number of running trials;
+    ``None`` (exit 130) when Ctrl-C cut the search before a trial completed, or cut a storage
+    call short (after one line saying how to resume)."""
+    import optuna
+
+    from optuna_psms.storages import hide_password
+
+    shown = hide_password(args.storage)
+    resume = resume_hint(args, study_name)
+    try:
+        study = optuna.load_study(study_name=study_name, storage=storage)
+        trials = study.get_trials(deepcopy=False)
+    except Exception as exc:  # the interrupt cut a storage call short
+        if not interrupted:
+            raise
+        warn(
+            f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} (not read "
+            f"back: {type(exc).__name__}): {resume}"
+        )
+        return None
+    states = [t.state for t in trials]
+    n_done = states.count(optuna.trial.TrialState.COMPLETE)
+    failed = failed_words(trials)
+    n_running = states.count(optuna.trial.TrialState.RUNNING)
+    if interrupted:
+        warn(
+            f"optuna-psms: interrupted; study '{study_name}' is kept in {shown} "
+            f"({n_done} complete): {resume}"
+        )
+        if n_done == 0:
+            return None
+    return study, n_done, failed, n_running
+
+
+def choose(
+    settings: dict[str, Any], study: Any, parts: tuple[Any, ...], done: str, **choice: Any
+) -> Any:
+    """The chosen trial (``--reselect-top`` may re-evaluate the best few), printed with its
+    CV value; ``done`` is the ``[N complete, M failed in the study]`` part."""
+    chooser = selector(settings, int(settings["seed"]), **choice)
+    try:
+        best = chooser.choose_trial(parts[0], parts[1], study)
+    except (ValueError, RuntimeError) as exc:
+        raise UserError(f"cannot choose the pipeline: {exc}") from None
+    described = best.user_attrs.get("fms:pipeline", best.params)
+    # A trial of --initial-pipelines is not the sampler's find: say so.
+    start = " of the initial pipelines" if "fms:initial" in best.user_attrs else ""
+    print(f"Best pipeline (trial {best.number}{start}): {described}")
+    name, sign = shown(settings["metric"])  # "accuracy ...: 0.97", not "-accuracy ...: -0.97"
+    better = ", higher is better" if sign < 0 else ""
+    print(
+        f"CV {name} on search data ({settings['cv']}-fold{better}): "
+        f"{sign * best.value:.4f}  [{done}]"
+    )
+    record = study.user_attrs.get("fms:reselect")
+    if (
+        (chooser.reselect_top or 0) >= 2
+        and isinstance(record, dict)
+        and record.get("trial") == best.number
+    ):
+        print(
+            f"  chosen among the {len(record['losses'])} best by {record['cv']}-fold CV: "
+            f"{sign * record['losses'][str(best.number)]:.4f} "
+            f"({'lowest' if sign > 0 else 'highest'}; the best search value "
+            f"{sign * study.best_value:.4f} was trial {study.best_trial.number})"
+        )
+    return best
+
+
+def print_final_check(model: Any) -> None:
+    """Print the ``--final-check`` line of a fitted model: the choice and both CV losses on
+    the search rows (nothing without the check)."""
+    from optuna_psms.fms._final_check import describe
+
+    record = getattr(model, "final_check_", None)
+    if record is not None:
+        print(describe(record))
+
+
+def whole_study_vote(study: Any, n_voters: int, top: int) -> str | None:
+    """The ``warning:`` line when the vote holds every distinct complete pipeline of the
+    study (``--n-trials`` at most ``--ensemble-top``), the worst included; ``None`` when
+    the study had more to choose from. The default stays 10: with the README's 60 to 100
+    trials the vote is of the best sixth or tenth (usertrial3, 26 Nov 2026)."""
+    from optuna_psms.fms._reselect import candidates
+
+    if n_voters < 2 or len(candidates(study, n_voters + 1)) > n_voters:
+        return None
+    return (
+        f"warning: the vote holds all {n_voters} distinct complete pipelines of the study, "
+        f"the worst included (--ensemble-top {top}): run more trials than that, or pass "
+        f"--ensemble-top 1 to keep the chosen pipeline alone"
+    )
