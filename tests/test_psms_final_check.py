@@ -66,7 +66,7 @@ def test_the_sized_summary_applies_the_rule_per_size_and_pairs_the_smaller_rows(
 
 def _second_rule(script: Any, rows: list[dict[str, Any]]) -> str:
     (rule,) = [line for line in script.second(rows, [], []) if line.startswith("rule")]
-    return rule
+    return str(rule)
 
 
 def test_the_second_confirmation_needs_both_means_below_zero_and_wins_at_least_losses(
