@@ -23,6 +23,8 @@ Run (docs/reproductions.md, PSMS, "A final check between the vote and a grid-tun
     python docs/psms_final_check.py --sets bupa sonar --seeds 1 --first-seed 0 --out fc.jsonl
     python docs/psms_final_check.py --summary fc.jsonl --rows docs/data/psms_confirm.jsonl
     python docs/psms_final_check.py --summary fc2000.jsonl --smaller fc.jsonl
+    python docs/psms_final_check.py --summary fc3.jsonl --rows docs/data/psms_confirm_s2_5.jsonl \
+        --earlier fc.jsonl fc2000.jsonl
 """
 
 from __future__ import annotations
@@ -157,6 +159,87 @@ def collections(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     }
 
 
+def group_lines(
+    label: str, sub: list[dict[str, Any]]
+) -> tuple[list[str], dict[tuple[str, str], tuple[float, int, int, str]]]:
+    """One group's lines (the SVC chosen, mean test BERs, the lower of the two chosen, the
+    paired comparisons of ``PAIRS``) and those comparisons' results."""
+    svc = sum(r["choice"] == "svc" for r in sub)
+    means = "; ".join(
+        f"{key} {statistics.fmean(r['test_ber'][key] for r in sub):.2f}"
+        for key in ("choice", "vote", "svc", "logreg")
+    )
+    took = sum(r["seconds"] for r in sub)
+    out = [f"\n{label}: {len(sub)} splits ({took:.0f} s), the SVC chosen in {svc}; "
+           f"mean test BER {means}"]  # fmt: skip
+    apart = [r["test_ber"] for r in sub if r["test_ber"]["vote"] != r["test_ber"]["svc"]]
+    right = sum(t["choice"] == min(t["vote"], t["svc"]) for t in apart)
+    best = statistics.fmean(min(r["test_ber"]["vote"], r["test_ber"]["svc"]) for r in sub)
+    out.append(
+        f"the lower test BER of the two is chosen on {right} of the {len(apart)} splits "
+        f"where they differ; always choosing it would give {best:.2f}"
+    )
+    result = {pair: compare(sub, *pair) for pair in PAIRS}
+    out += [line for *_, line in result.values()]
+    return out, result
+
+
+def reproduced(rows: list[dict[str, Any]], committed: list[dict[str, Any]]) -> list[str]:
+    """On how many splits the vote equals the committed rows' ``pso+defaults`` ``centred10``."""
+    ref = {(r["set"], r["seed"]): r["test_ber"]["centred10"] for r in committed
+           if r["sampler"] == "pso+defaults"}  # fmt: skip
+    both = [r for r in rows if (r["set"], r["seed"]) in ref]
+    if not both:
+        return []
+    same = sum(r["test_ber"]["vote"] == ref[r["set"], r["seed"]] for r in both)
+    return [f"\nthe vote equals the committed centred10 on {same} of {len(both)} splits"]
+
+
+def beyond_noise(sub: list[dict[str, Any]], a: str, b: str) -> bool:
+    """Whether ``a - b`` is below -2 standard errors with Wilcoxon p < 0.05."""
+    d = [r["test_ber"][a] - r["test_ber"][b] for r in sub]
+    if len(d) < 2 or not any(d):
+        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = float(wilcoxon(d).pvalue)
+    se = statistics.stdev(d) / len(d) ** 0.5
+    return statistics.fmean(d) < -2 * se and p < 0.05
+
+
+def second(
+    rows: list[dict[str, Any]], earlier: list[dict[str, Any]], committed: list[dict[str, Any]]
+) -> list[str]:
+    """The second confirmation's summary: its two groups, the 54 with the stricter rule (both
+    choice - vote and choice - SVC below 0 with non-tied wins >= losses), and all splits the
+    check has run on (these and ``earlier``), with whether each is beyond noise."""
+    groups = {
+        "13 sets, seeds 4-5": [r for r in rows if r["set"] in THIRTEEN and r["seed"] in (4, 5)],
+        "third collection, seeds 2-3": [
+            r for r in rows if r["set"] not in THIRTEEN and r["seed"] in (2, 3)
+        ],
+        "second confirmation: all its rows": rows,
+        "all splits the check has run on (these and --earlier)": rows + earlier,
+    }
+    out = []
+    for label, sub in groups.items():
+        if not sub:
+            continue
+        lines, result = group_lines(label, sub)
+        out += lines
+        noise = [f"{a} - {b}" for a, b in (("choice", "vote"), ("choice", "svc"))
+                 if beyond_noise(sub, a, b)]  # fmt: skip
+        out.append(f"beyond noise (< -2 s.e. and p < 0.05): {', '.join(noise) or 'neither'}")
+        if label.startswith("second"):
+            passed = all(result[pair][0] < 0 and result[pair][1] >= result[pair][2]
+                         for pair in (("choice", "vote"), ("choice", "svc")))  # fmt: skip
+            verdict = "is adopted" if passed else "fails"
+            if len(sub) != 54:
+                verdict = f"is not evaluated ({len(sub)} of the 54 splits: partial)"
+            out.append(f"rule on the 54: the final check {verdict}")
+    return out + reproduced(rows, committed)
+
+
 def summary(rows: list[dict[str, Any]], committed: list[dict[str, Any]]) -> list[str]:
     """Paired comparisons per group, the pre-registered rule's outcome and, given the
     committed ``psms_ensemble.py`` rows, whether the vote reproduces their ``centred10``."""
@@ -164,35 +247,14 @@ def summary(rows: list[dict[str, Any]], committed: list[dict[str, Any]]) -> list
     for label, sub in collections(rows).items():
         if not sub:
             continue
-        svc = sum(r["choice"] == "svc" for r in sub)
-        means = "; ".join(
-            f"{key} {statistics.fmean(r['test_ber'][key] for r in sub):.2f}"
-            for key in ("choice", "vote", "svc", "logreg")
-        )
-        took = sum(r["seconds"] for r in sub)
-        out += [f"\n{label}: {len(sub)} splits ({took:.0f} s), the SVC chosen in {svc}; "
-                f"mean test BER {means}"]  # fmt: skip
-        apart = [r["test_ber"] for r in sub if r["test_ber"]["vote"] != r["test_ber"]["svc"]]
-        right = sum(t["choice"] == min(t["vote"], t["svc"]) for t in apart)
-        best = statistics.fmean(min(r["test_ber"]["vote"], r["test_ber"]["svc"]) for r in sub)
-        out.append(
-            f"the lower test BER of the two is chosen on {right} of the {len(apart)} splits "
-            f"where they differ; always choosing it would give {best:.2f}"
-        )
-        result = {pair: compare(sub, *pair) for pair in PAIRS}
-        out += [line for *_, line in result.values()]
+        lines, result = group_lines(label, sub)
+        out += lines
         to_vote, (to_svc, wins, losses, _) = result["choice", "vote"][0], result["choice", "svc"]
         passed = to_vote <= 0 and to_svc < 0 and wins >= losses
         if label.startswith(("design", "confirmation")):
             verb = "proceeds" if label.startswith("design") else "is confirmed"
             out.append(f"rule: the final check {verb if passed else 'fails'}")
-    ref = {(r["set"], r["seed"]): r["test_ber"]["centred10"] for r in committed
-           if r["sampler"] == "pso+defaults"}  # fmt: skip
-    both = [r for r in rows if (r["set"], r["seed"]) in ref]
-    if both:
-        same = sum(r["test_ber"]["vote"] == ref[r["set"], r["seed"]] for r in both)
-        out.append(f"\nthe vote equals the committed centred10 on {same} of {len(both)} splits")
-    return out
+    return out + reproduced(rows, committed)
 
 
 def sized(rows: list[dict[str, Any]], smaller: list[dict[str, Any]]) -> list[str]:
@@ -259,6 +321,14 @@ def main(argv: list[str] | None = None) -> None:
         help="with --summary of NAME@N rows: per set and pooled, the check at N rows and "
         "vote - svc against these rows' same sets and seeds at another size",
     )
+    parser.add_argument(
+        "--earlier",
+        nargs="+",
+        default=None,
+        metavar="FILE.jsonl",
+        help="with --summary of the second confirmation's rows: the check's earlier rows, "
+        "pooled with them in the all-splits group",
+    )
     args = parser.parse_args(argv)
     if args.summary is not None:
         rows = [json.loads(line) for path in args.summary for line in open(path) if line.strip()]
@@ -271,6 +341,12 @@ def main(argv: list[str] | None = None) -> None:
                 print("\n".join(sized(rows, smaller)))
             except ValueError as error:
                 parser.error(str(error))
+            return
+        if args.earlier is not None:
+            earlier = [
+                json.loads(line) for path in args.earlier for line in open(path) if line.strip()
+            ]
+            print("\n".join(second(rows, earlier, committed)))
             return
         print("\n".join(summary(rows, committed)))
         return

@@ -62,3 +62,33 @@ def test_the_sized_summary_applies_the_rule_per_size_and_pairs_the_smaller_rows(
     assert script.sized(lost, [])[-1].endswith("does not beat the grid-tuned SVC at 2000 rows")
     with pytest.raises(ValueError, match="one size"):
         script.sized([*rows, _row("sonar", 0, 1.0, 1.0, 1.0)], [])
+
+
+def _second_rule(script: Any, rows: list[dict[str, Any]]) -> str:
+    (rule,) = [line for line in script.second(rows, [], []) if line.startswith("rule")]
+    return str(rule)
+
+
+def test_the_second_confirmation_needs_both_means_below_zero_and_wins_at_least_losses(
+    script: Any,
+) -> None:
+    # 27 splits of the 13 sets at seeds 4-5 and 27 of the third collection at seeds 2-3.
+    thirteen = [_row("sonar", 4 + i % 2, 10.0, 11.0, 11.0) for i in range(27)]
+    third = [_row("glass1", 2 + i % 2, 10.0, 10.0, 10.0) for i in range(27)]
+    lines = script.second(thirteen + third, [_row("bupa", 0, 0.0, 0.0, 0.0)], [])
+    assert "rule on the 54: the final check is adopted" in lines
+    means = "mean test BER choice 10.00; vote 11.00; svc 11.00; logreg 30.00"
+    assert f"\n13 sets, seeds 4-5: 27 splits (27 s), the SVC chosen in 0; {means}" in lines
+    assert any(line.startswith("\nall splits the check has run on (these and --earlier): 55")
+               for line in lines)  # fmt: skip
+    noise = [line for line in lines if line.startswith("beyond noise")]
+    # 27 wins of 1 point each on the 13 sets; all ties on the third collection.
+    assert noise[:2] == ["beyond noise (< -2 s.e. and p < 0.05): choice - vote, choice - svc",
+                         "beyond noise (< -2 s.e. and p < 0.05): neither"]  # fmt: skip
+    # A choice level with the vote (mean 0) fails, unlike the first confirmation's rule.
+    level = [_row("sonar", 4, 10.0, 10.0, 11.0) for _ in range(54)]
+    assert _second_rule(script, level) == "rule on the 54: the final check fails"
+    # Below 0 on the mean but more non-tied losses than wins against the SVC: fails.
+    mixed = [_row("sonar", 4, 10.0, 12.0, 20.0 if i < 10 else 9.0) for i in range(54)]
+    assert _second_rule(script, mixed) == "rule on the 54: the final check fails"
+    assert _second_rule(script, thirteen[:5]).endswith("(5 of the 54 splits: partial)")
