@@ -85,6 +85,7 @@ def run(name: str, seed: int, sampler: str, trials: int, pool: int, steps: int) 
         random_state=seed,
         ensemble_top=1,
         initial_pipelines="defaults",
+        final_check=None,
     ).fit(x_tr, y_tr)
     if len(selector.classes_) != 2:
         raise ValueError(f"{name}: ensemble selection here is for binary sets only")
@@ -109,7 +110,9 @@ def run(name: str, seed: int, sampler: str, trials: int, pool: int, steps: int) 
     weights = np.array([chosen[i] for i in sorted(chosen)], dtype=float)
     scores = []
     for i in sorted(chosen):
-        member = FullModelSelector(space=selector.space, cv=2, random_state=seed, ensemble_top=1)
+        member = FullModelSelector(
+            space=selector.space, cv=2, random_state=seed, ensemble_top=1, final_check=None
+        )
         member.fit_trial(x_tr, y_tr, selector.study_, members[i])
         score = centred(member, x_te)
         assert score is not None

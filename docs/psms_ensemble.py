@@ -89,7 +89,9 @@ def members(
             break
         if json.dumps(trial.params, sort_keys=True, default=str) == best:
             continue
-        model = FullModelSelector(space=selector.space, cv=2, random_state=seed, ensemble_top=1)
+        model = FullModelSelector(
+            space=selector.space, cv=2, random_state=seed, ensemble_top=1, final_check=None
+        )
         out.append(model.fit_trial(x, y, study, trial))
     return out
 
@@ -174,6 +176,7 @@ def _run(
         random_state=seed,
         ensemble_top=1,
         initial_pipelines=initial,
+        final_check=None,
     )
     sampler = row_name(sampler, initial, cv, trials)
     selector.fit(x_tr, y_tr)

@@ -102,7 +102,11 @@ def run(name: str, seed: int, trials: int, k: int = 10, folds: int = 5) -> dict[
     for train, held in kfold.split(a, y_tr):
         refitted = [
             FullModelSelector(
-                space=selector.space, cv=2, random_state=seed, ensemble_top=1
+                space=selector.space,
+                cv=2,
+                random_state=seed,
+                ensemble_top=1,
+                final_check=None,
             ).fit_trial(x_tr.iloc[train], y_tr[train], selector.study_, m.best_trial_)
             for m in fitted
         ]

@@ -51,7 +51,9 @@ def main() -> None:
     x_tr, x_te, y_tr, y_te = train_test_split(
         pd.DataFrame(x_raw), y, test_size=0.3, stratify=y, random_state=args.seed
     )
-    sel = FullModelSelector(sampler="pso", n_trials=args.trials, cv=2, random_state=args.seed)
+    sel = FullModelSelector(
+        sampler="pso", n_trials=args.trials, cv=2, random_state=args.seed, final_check=None
+    )
     objective = sel._objective(x_tr, y_tr)
     X, codes = objective.X, objective.y
     X_te = objective.encoder.transform(x_te)

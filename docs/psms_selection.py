@@ -54,7 +54,9 @@ def _run(task: tuple[str, int, str, int, int, tuple[int, ...]]) -> dict[str, Any
     x_tr, x_te, y_tr, y_te = train_test_split(
         pd.DataFrame(x_raw), y, test_size=0.3, stratify=y, random_state=seed
     )
-    selector = FullModelSelector(sampler=sampler, n_trials=trials, cv=2, random_state=seed)
+    selector = FullModelSelector(
+        sampler=sampler, n_trials=trials, cv=2, random_state=seed, final_check=None
+    )
     selector.fit(x_tr, y_tr)
     chosen = _ber(selector, x_te, y_te)
     done = selector.study_.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
@@ -72,7 +74,7 @@ def _run(task: tuple[str, int, str, int, int, tuple[int, ...]]) -> dict[str, Any
         cv2.append(100.0 * float(t.value))
     test = []
     for t in ranked:
-        refit = FullModelSelector(cv=2, random_state=seed)
+        refit = FullModelSelector(cv=2, random_state=seed, final_check=None)
         refit.fit_trial(x_tr, y_tr, selector.study_, t)
         test.append(_ber(refit, x_te, y_te))
     five = make_objective(x_tr, y_tr, cv=5, random_state=seed)

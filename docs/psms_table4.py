@@ -99,7 +99,9 @@ def select(
     kwargs: dict[str, Any] = {"cv": 2, "ensemble_top": 1, **options}
     if preprocessors is not None:
         kwargs["space"] = FullModelSpace(preprocessors=preprocessors)
-    selector = FullModelSelector(sampler=sampler, n_trials=trials, random_state=seed, **kwargs)
+    selector = FullModelSelector(
+        sampler=sampler, n_trials=trials, random_state=seed, final_check=None, **kwargs
+    )
     return selector.fit(x_tr, y_tr)
 
 

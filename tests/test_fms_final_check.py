@@ -128,7 +128,10 @@ def test_one_member_compares_the_single_pipeline() -> None:
     assert model.final_check_["trials"] == [model.best_trial_.number]
 
 
-def test_off_by_default_and_skipped_above_the_limit(monkeypatch: Any, caplog: Any) -> None:
+def test_on_by_default_off_with_none_and_skipped_above_the_limit(
+    monkeypatch: Any, caplog: Any
+) -> None:
+    assert FullModelSelector().final_check == "svc"  # the default since 26 Nov 2026
     X, y = _xor(80)
     off = _fit(X, y, final_check=None)
     assert off.final_choice_ == "vote" and off.final_check_ is None
@@ -187,8 +190,10 @@ def test_cli_flag(tmp_path: Any, capsys: Any) -> None:
     assert "the grid-tuned SVC the final check chose): " in out  # the held-out line
     assert "it predicts with the grid-tuned RBF SVC of the final check" in out
     assert joblib.load(out_file).final_choice_ == "svc"
-    assert main(argv) == 0  # default: no check
+    assert main([*argv, "--final-check", "none"]) == 0
     assert "final check" not in capsys.readouterr().out
+    assert main(argv) == 0  # the default: the check
+    assert "-> the grid-tuned SVC" in capsys.readouterr().out
     regression = ["select", "--dataset", "sklearn:diabetes", "--final-check", "svc"]
     assert main([*regression, "--n-trials", "1", "--no-progress-bar"]) != 0
     assert "--final-check svc is for classification" in capsys.readouterr().err

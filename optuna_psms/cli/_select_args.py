@@ -128,10 +128,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     sel.add_argument(
         "--final-check",
         choices=["none", "svc"],
-        default="none",
+        default=None,
         help="classification: after the search, a 5-fold CV on the search rows chooses "
-        "between the vote and a grid-tuned RBF SVC, a tie going to the vote (default: none; "
-        "see FullModelSelector's final_check)",
+        "between the vote and a grid-tuned RBF SVC, a tie going to the vote (default for a "
+        "classification: svc; none keeps the vote; see FullModelSelector's final_check)",
     )
     add_initial_pipelines_option(sel, "classification")
     sel.add_argument(

@@ -310,13 +310,14 @@ def run(args: argparse.Namespace) -> int:
     # The final choice is not a setting of the study (workers may differ); kept aside.
     choice = {"reselect_top": int(args.reselect_top), "reselect_cv": int(args.reselect_cv)}
     # The vote of the best few (FullModelSelector only); the refits below use it too.
-    vote = {"ensemble_top": int(args.ensemble_top)} if classification else {}
-    if getattr(args, "final_check", "none") != "none":
-        if not classification:
-            raise UserError(
-                f"--final-check {args.final_check} is for classification; this is a regression"
-            )
-        vote["final_check"] = args.final_check
+    vote: dict[str, Any] = {"ensemble_top": int(args.ensemble_top)} if classification else {}
+    # --final-check: None (not given) is the estimator's default, a check for a
+    # classification; a regression has none, and saying --final-check svc there is refused.
+    final_check = getattr(args, "final_check", None)
+    if classification:
+        vote["final_check"] = None if final_check == "none" else "svc"
+    elif final_check == "svc":
+        raise UserError("--final-check svc is for classification; this is a regression")
     initial = {}
     if classification and args.initial_pipelines is not None:
         initial["initial_pipelines"] = (

@@ -128,19 +128,21 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         callbacks: Optuna study callbacks, ``callback(study, frozen_trial)``, each called
             after every trial of the search (``study.optimize(callbacks=...)``), e.g.
             ``optuna.study.MaxTrialsCallback``; ``None``: none.
-        final_check: ``None`` (default): off. ``"svc"``: after the search, a second
+        final_check: ``"svc"`` (default): after the search, a second
             5-fold stratified CV on the same rows (other folds, seeded by
             ``random_state``), with ``metric`` (``"pi_svm"``: the balanced error rate),
             chooses between the vote (its members' parameters fixed, refitted per fold;
             with ``ensemble_top=1``, the single pipeline) and a grid-tuned RBF SVC
             (imputer, standard scaler, ``SVC(class_weight="balanced")``, ``C`` x
             ``gamma`` tuned by a 3-fold ``GridSearchCV``); the lower loss wins, a tie goes
-            to the vote. Skipped, with one logged warning, above 10,000 rows (the SVC's
+            to the vote; ``None``: off (the vote, or the single pipeline, is kept). Skipped,
+            with one logged warning, above 10,000 rows (the SVC's
             fits grow as ``n**2``). It costs the grid's 60 SVC fits, then
             ``5 * (ensemble_top + 1)`` fits. :meth:`fit_trial` reuses the study's record
             (user attr ``fms:final_check``) when the vote is the same, refitting its choice
-            on the rows given, else checks on those rows. Off pending a pre-registered test
-            (docs/full_model_selection.md, "A final check against a tuned SVC").
+            on the rows given, else checks on those rows. The default since 2026-11-26, by
+            a pre-registered test on 54 held-out splits (docs/full_model_selection.md, "A
+            final check against a tuned SVC").
 
     Attributes:
         best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts
@@ -243,7 +245,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         show_progress_bar: bool = False,
         verbose: int = 0,
         callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]] | None = None,
-        final_check: str | None = None,
+        final_check: str | None = "svc",
     ) -> None:
         self.space = space
         self.sampler = sampler
