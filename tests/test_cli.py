@@ -361,6 +361,7 @@ def test_a_scorer_is_printed_positive_with_its_direction(
     monkeypatch.chdir(tmp_path)
     argv = ["select", "--dataset", "sklearn:iris", "--classifiers", "naive_bayes", "--seed", "0"]
     argv += ["--n-trials", "2", "--no-progress-bar", "--ensemble-top", "1"]
+    argv += ["--final-check", "none"]  # its own line is tested in test_fms_final_check
     code, out, err = _run([*argv, "--metric", "accuracy", "--study-name", "acc"], capsys)
     assert code == 0, err
     assert "-accuracy" not in out and "2-fold CV accuracy (higher is better), seed 0" in out
@@ -553,6 +554,7 @@ def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
     db = f"sqlite:///{tmp_path}/s.db"
     model_path = tmp_path / "m.joblib"
     argv = _select_argv(tmp_path, "--n-trials", "3", "--storage", db, "--study-name", "hp")
+    argv += ["--final-check", "none"]  # the vote's held-out line (the check: its own tests)
     code, out, err = _run([*argv, "--output", str(model_path)], capsys)
     assert code == 0, err
     assert "60 search rows, 20 held out" in out
@@ -635,6 +637,7 @@ def test_select_ensemble_top_one_saves_the_chosen_pipeline_alone(
     db = f"sqlite:///{tmp_path}/s.db"
     model_path = tmp_path / "m.joblib"
     argv = _select_argv(tmp_path, "--n-trials", "3", "--storage", db, "--study-name", "one")
+    argv += ["--final-check", "none"]  # the single pipeline, not the check's choice
     code, out, err = _run([*argv, "--ensemble-top", "1", "--output", str(model_path)], capsys)
     assert code == 0, err
     assert "held-out ber (20 rows the search never saw): " in out and "vote" not in out
@@ -701,7 +704,7 @@ def _refit_on(model: Any, X: Any, y: Any) -> Any:
         "subsample": 1.0,
         "seed": 3,
     }
-    return _refit(settings, model.study_, model.best_trial_, X, y)
+    return _refit(settings, model.study_, model.best_trial_, X, y, final_check=None)
 
 
 def test_predict_mistakes_are_one_line(tmp_path: Any, capsys: Any) -> None:

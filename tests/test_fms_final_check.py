@@ -123,6 +123,17 @@ def test_multiclass_and_other_metrics(metric: str) -> None:
     )
 
 
+def test_a_metric_the_svc_cannot_give_skips_the_check() -> None:
+    # neg_log_loss needs predict_proba, which the SVC (probability=False) has not: the fit
+    # raised AttributeError once the check was the default (select --metric neg_log_loss).
+    X, y = load_iris(return_X_y=True)
+    rows = np.r_[0:20, 50:70, 100:120]
+    model = _fit(X[rows], y[rows], metric="neg_log_loss")
+    assert model.final_choice_ == "vote" and model.final_check_losses_ == {}
+    assert model.final_check_["skipped"] == "the SVC cannot be scored by metric 'neg_log_loss'"
+    assert model.predict(X[:5]).shape == (5,)
+
+
 def test_one_member_compares_the_single_pipeline() -> None:
     model = _fit(*_xor(80), ensemble_top=1)
     assert model.final_check_["trials"] == [model.best_trial_.number]

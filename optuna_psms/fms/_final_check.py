@@ -106,8 +106,9 @@ def svc_pipeline(C: float = 1.0, gamma: Any = "scale") -> Pipeline:
     )
 
 
-def tune_svc(objective: FullModelObjective, seed: int | None) -> dict[str, Any]:
-    """``{"C": ..., "gamma": ...}`` chosen by the grid on all of the objective's rows."""
+def tune_svc(objective: FullModelObjective, seed: int | None) -> dict[str, Any] | None:
+    """``{"C": ..., "gamma": ...}`` chosen by the grid on all of the objective's rows;
+    ``None`` when no setting could be scored by the metric."""
     metric, n_classes = _metric(objective), objective.n_classes
 
     def score(est: Any, X: Any, y: Any) -> float:
@@ -125,8 +126,20 @@ def tune_svc(objective: FullModelObjective, seed: int | None) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         grid.fit(objective.X, objective.y)
+    if not math.isfinite(grid.best_score_):  # e.g. a metric that needs predict_proba
+        return None
     best = grid.best_params_
     return {"C": float(best["svc__C"]), "gamma": best["svc__gamma"]}
+
+
+def _loss(metric: str, model: Any, X: Any, y: Any, n_classes: int) -> float:
+    """``fold_loss``, or ``inf`` when the candidate cannot be scored on this fold."""
+    if model is None:
+        return math.inf
+    try:
+        return fold_loss(metric, model, X, y, n_classes)
+    except Exception:  # a fold the candidate cannot score counts against it
+        return math.inf
 
 
 def _fit(pipe: Pipeline, X: Any, y: Any) -> Pipeline | None:
@@ -156,15 +169,11 @@ def cv_losses(
         members = [m for m in fitted if m is not None]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            vote = (
-                fold_loss(metric, _Vote(members, n_classes), X[held], y[held], n_classes)
-                if members
-                else math.inf
+            vote = _loss(
+                metric, _Vote(members, n_classes) if members else None, X[held], y[held], n_classes
             )
             one = _fit(svc_pipeline(**svc), X[train], y[train])
-            alone = (
-                math.inf if one is None else fold_loss(metric, one, X[held], y[held], n_classes)
-            )
+            alone = _loss(metric, one, X[held], y[held], n_classes)
         losses["vote"].append(vote)
         losses["svc"].append(alone)
     return {key: float(statistics.fmean(values)) for key, values in losses.items()}
@@ -196,6 +205,10 @@ def run_check(
         _logger.warning(f"final_check skipped ({record['skipped']}); the vote is kept.")
         return record
     record["svc"] = tune_svc(objective, seed)
+    if record["svc"] is None:
+        record["skipped"] = f"the SVC cannot be scored by metric {record['metric']!r}"
+        _logger.warning(f"final_check skipped ({record['skipped']}); the vote is kept.")
+        return record
     record["losses"] = cv_losses(
         objective, trials, record["svc"], None if seed is None else seed + 1000
     )
