@@ -43,8 +43,13 @@ def _key(params: dict[str, Any]) -> str:
 
 
 def _fit(X: Any, y: Any, top: int | None, n_trials: int = 12) -> FullModelSelector:
-    model = FullModelSelector(
-        space=SPACE, sampler="random", n_trials=n_trials, random_state=1, ensemble_top=top
+    model = FullModelSelector(  # the vote itself: no final check (tests/test_fms_final_check)
+        space=SPACE,
+        sampler="random",
+        n_trials=n_trials,
+        random_state=1,
+        ensemble_top=top,
+        final_check=None,
     )
     return model.fit(X, y)
 
@@ -107,7 +112,7 @@ def test_three_members_vote_by_centred_scores(binary: Any) -> None:
 def test_multiclass_vote_is_the_mean_probability() -> None:
     X, y = load_iris(return_X_y=True)
     model = FullModelSelector(
-        space=SPACE, sampler="random", n_trials=8, random_state=0, ensemble_top=3
+        space=SPACE, sampler="random", n_trials=8, random_state=0, ensemble_top=3, final_check=None
     ).fit(X, y)
     assert len(model.ensemble_) == 3
     proba = model.predict_proba(X)
@@ -128,7 +133,7 @@ def test_fit_trial_puts_the_given_trial_first(binary: Any) -> None:
     X, y = binary
     searched = _fit(X, y, None)
     worst = max(searched.study_.trials, key=lambda t: -1.0 if t.value is None else t.value)
-    model = FullModelSelector(space=SPACE, random_state=1, ensemble_top=2)
+    model = FullModelSelector(space=SPACE, random_state=1, ensemble_top=2, final_check=None)
     model.fit_trial(X, y, searched.study_, worst)
     assert [t.number for t in model.ensemble_trials_][0] == worst.number
     assert model.ensemble_trials_[1].number == searched.best_trial_.number
