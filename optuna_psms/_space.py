@@ -136,7 +136,8 @@ def encode(value: Any, dist: BaseDistribution) -> float:
         return 0.5
     if isinstance(dist, IntDistribution) and dist.log:
         a, b = math.log(dist.low - 0.5), math.log(dist.high + 0.5)
-        u = (math.log(v) - a) / (b - a)
+        # Near 1e15 a range of a few integers can have log(low - 0.5) == log(high + 0.5).
+        u = (math.log(v) - a) / (b - a) if b > a else 0.5
     elif isinstance(dist, FloatDistribution) and dist.log and dist.step is None:
         a, b = math.log(dist.low), math.log(dist.high)
         # A range one float wide near the smallest normals can have log(low) == log(high).
