@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import hypothesis
 import optuna
 import pytest
 
@@ -19,6 +20,14 @@ from optuna_psms.benchmarks.scale import reachable
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+# Under CI=true Hypothesis draws the same examples on every run, so CI's verdict does not
+# depend on which inputs a run happened to draw; locally it explores (on 26 Nov 2026 it found
+# a division by zero in _space.encode that is now pinned as an @example). A test's own
+# settings(derandomize=...) still wins.
+hypothesis.settings.register_profile("ci", derandomize=True)
+if IN_CI:
+    hypothesis.settings.load_profile("ci")
 
 
 def require_service(name: str, host: str, port: int) -> None:
