@@ -121,7 +121,10 @@ def test_predict_warns_when_the_model_has_no_column_names(tmp_path: Any, capsys:
 
     X, y = load_dataset("sklearn:iris")
     model = FullModelSelector(
-        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+        final_check=None,
+        space=FullModelSpace(classifiers=["naive_bayes"]),
+        n_trials=2,
+        random_state=0,
     ).fit(X.to_numpy(), y)
     model_path = tmp_path / "plain.joblib"
     joblib.dump(model, model_path)
@@ -316,6 +319,7 @@ def test_progress_bar_only_on_a_terminal(
     monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
     select = ["select", "--dataset", "sklearn:iris", "--classifiers", "naive_bayes"]
     select += ["--n-trials", "3", "--storage", f"sqlite:///{tmp_path / 's.db'}"]
+    select += ["--final-check", "none"]  # the bar only
     compare = ["compare", "--function", "sphere", "--samplers", "random", "--seeds", "1"]
     compare += ["--n-trials", "3", "--n-workers", "1", "--report", "none"]
     compare += ["--storage", f"sqlite:///{tmp_path / 'c.db'}"]
@@ -476,8 +480,12 @@ def _write_csv(path: Any, n: int = 80, seed: int = 0) -> None:
 
 
 def _select_argv(tmp_path: Any, *extra: str) -> list[str]:
+    # --final-check none: these tests are about the search and its output; the check (the
+    # default) has its own tests in test_fms_final_check, and costs each run ~50 refits.
     return [
         "select",
+        "--final-check",
+        "none",
         "--csv",
         str(tmp_path / "data.csv"),
         "--target",
@@ -909,7 +917,10 @@ def test_predict_drops_extra_columns_with_one_warning_line(tmp_path: Any, capsys
 
     X, y = load_dataset("sklearn:iris")
     model = FullModelSelector(
-        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+        final_check=None,
+        space=FullModelSpace(classifiers=["naive_bayes"]),
+        n_trials=2,
+        random_state=0,
     ).fit(X, y)
     model_path = tmp_path / "named.joblib"
     joblib.dump(model, model_path)
@@ -939,7 +950,10 @@ def test_predict_names_exactly_the_missing_columns(tmp_path: Any, capsys: Any) -
     X, y = load_dataset("sklearn:iris")
     X.columns = ["a", "b", "colour", "d"]
     model = FullModelSelector(
-        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+        final_check=None,
+        space=FullModelSpace(classifiers=["naive_bayes"]),
+        n_trials=2,
+        random_state=0,
     ).fit(X, y)
     model_path = tmp_path / "m.joblib"
     joblib.dump(model, model_path)
@@ -969,7 +983,10 @@ def test_predict_warns_about_values_the_model_cannot_read(tmp_path: Any, capsys:
     X = pd.DataFrame({"size": rng.normal(size=40), "colour": ["red", "blue"] * 20})
     y = np.array(["a", "b"] * 20)
     model = FullModelSelector(
-        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+        final_check=None,
+        space=FullModelSpace(classifiers=["naive_bayes"]),
+        n_trials=2,
+        random_state=0,
     ).fit(X, y)
     model_path = tmp_path / "m.joblib"
     joblib.dump(model, model_path)
@@ -1383,7 +1400,10 @@ def test_predict_dataset_takes_the_drop_of_select(tmp_path: Any, capsys: Any) ->
     X, y = load_dataset("sklearn:iris")
     kept = X.drop(columns="petal width (cm)")
     model = FullModelSelector(
-        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+        final_check=None,
+        space=FullModelSpace(classifiers=["naive_bayes"]),
+        n_trials=2,
+        random_state=0,
     ).fit(kept, y)
     joblib.dump(model, tmp_path / "m.joblib")
     argv = ["predict", "--model", str(tmp_path / "m.joblib"), "--dataset", "sklearn:iris"]

@@ -34,7 +34,10 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
         }
     )
     model = FullModelSelector(
-        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=2, random_state=0
+        final_check=None,
+        space=FullModelSpace(classifiers=["naive_bayes"]),
+        n_trials=2,
+        random_state=0,
     ).fit(X, label)
     path = tmp_path_factory.mktemp("keep") / "m.joblib"
     joblib.dump(model, path)
@@ -88,7 +91,10 @@ def test_keep_with_a_dataset(model_path: Path, capsys: Any) -> None:
 
     X, y = load_dataset("sklearn:iris")
     model = FullModelSelector(
-        space=FullModelSpace(classifiers=["naive_bayes"]), n_trials=1, random_state=0
+        final_check=None,
+        space=FullModelSpace(classifiers=["naive_bayes"]),
+        n_trials=1,
+        random_state=0,
     ).fit(X, y)
     path = model_path.parent / "iris.joblib"
     joblib.dump(model, path)

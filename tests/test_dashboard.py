@@ -45,6 +45,7 @@ def test_dashboard_serves_the_study_with_psms_and_fms_attrs(tmp_path: Any) -> No
     X, y = load_breast_cancer(return_X_y=True)
     space = FullModelSpace(classifiers=["naive_bayes", "logistic"])
     FullModelSelector(
+        final_check=None,
         space=space,
         sampler=PSOSampler(seed=0),
         n_trials=6,

@@ -55,7 +55,9 @@ def cancer() -> tuple[pd.DataFrame, pd.Series]:
 @pytest.fixture(scope="module")
 def cancer_model(cancer: Any) -> FullModelSelector:
     X, y = cancer
-    model = FullModelSelector(space=SPACE, sampler="random", n_trials=3, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=SPACE, sampler="random", n_trials=3, random_state=0
+    )
     return model.fit(X, y)
 
 
@@ -140,7 +142,9 @@ def test_numpy_input(cancer: Any, cancer_model: FullModelSelector) -> None:
         cancer_model.predict(rows.to_numpy()[:, 1:])
     with pytest.warns(UserWarning, match="column names are not all strings"):
         assert np.array_equal(cancer_model.predict(pd.DataFrame(rows.to_numpy())), pred)
-    model = FullModelSelector(space=SPACE, sampler="random", n_trials=1, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=SPACE, sampler="random", n_trials=1, random_state=0
+    )
     model.fit(X.to_numpy(), cancer[1])
     assert model.n_features_in_ == 30 and not hasattr(model, "feature_names_in_")
     with warnings.catch_warnings():
@@ -155,12 +159,14 @@ def test_duplicate_column_names_are_refused(cancer: Any) -> None:
     doubled = pd.concat([X.iloc[:, :4], X.iloc[:, [1]]], axis=1)
     message = "duplicate column names: 'mean texture'"
     with pytest.raises(ValueError, match=message):
-        FullModelSelector(space=SPACE, n_trials=1).fit(doubled, y)
+        FullModelSelector(final_check=None, space=SPACE, n_trials=1).fit(doubled, y)
     with pytest.raises(ValueError, match=message):
         make_objective(doubled, y)
     with pytest.raises(ValueError, match=message):
         TabularEncoder().fit(doubled)
-    model = FullModelSelector(space=SPACE, sampler="random", n_trials=1, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=SPACE, sampler="random", n_trials=1, random_state=0
+    )
     model.fit(X.iloc[:, :4], y)
     with pytest.raises(ValueError, match=message):
         model.predict(doubled)
@@ -253,7 +259,9 @@ def _separable(labels: list[Any], n_per_class: int = 12) -> tuple[np.ndarray, li
 )
 def test_predictions_are_the_original_labels(labels: list[Any]) -> None:
     X, y = _separable(labels)
-    model = FullModelSelector(space=SPACE, sampler="random", n_trials=2, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=SPACE, sampler="random", n_trials=2, random_state=0
+    )
     model.fit(X, y)
     pred = model.predict(X)
     # The check of issue 9: mixed labels used to come back as strings ('3' for 3), so this
@@ -270,7 +278,9 @@ def test_predictions_are_the_original_labels(labels: list[Any]) -> None:
 
 def test_mixed_labels_keep_their_types() -> None:
     X, y = _separable([3, "a", 2.5])
-    model = FullModelSelector(space=SPACE, sampler="random", n_trials=1, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=SPACE, sampler="random", n_trials=1, random_state=0
+    )
     pred = model.fit(X, y).predict(X)
     assert pred.dtype == object
     assert pred[0] == 3 and type(pred[0]) is int
@@ -373,7 +383,9 @@ def test_identifier_columns_flags_row_ids_and_nothing_else() -> None:
 
 def test_fit_warns_about_an_identifier_column_and_not_about_ordinary_ones(cancer: Any) -> None:
     X, y = cancer
-    model = FullModelSelector(space=SPACE, sampler="random", n_trials=2, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=SPACE, sampler="random", n_trials=2, random_state=0
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model.fit(X, y)
@@ -398,7 +410,9 @@ def test_predict_warns_about_values_read_otherwise_as_the_command_line_does() ->
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"size": rng.normal(size=40), "colour": ["red", "blue"] * 20})
     y = np.array(["a", "b"] * 20)
-    model = FullModelSelector(space=SPACE, sampler="random", n_trials=2, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=SPACE, sampler="random", n_trials=2, random_state=0
+    )
     model.fit(X, y)
     odd = X.head(3).astype(object)
     odd.loc[0, "size"] = "big"

@@ -119,7 +119,12 @@ def test_two_objective_and_scalarised_forms() -> None:
 def test_estimator_picks_the_simplest_near_best_pareto_trial() -> None:
     X, y = _data()
     model = FullModelSelector(
-        space=SPACE, sampler="tpe", n_trials=12, random_state=0, complexity="features"
+        final_check=None,
+        space=SPACE,
+        sampler="tpe",
+        n_trials=12,
+        random_state=0,
+        complexity="features",
     ).fit(X, y)
     front = model.study_.best_trials
     lowest = min(t.values[0] for t in front)
@@ -149,7 +154,12 @@ def test_pi_svm_lowers_support_vectors_at_nearly_equal_accuracy() -> None:
         )
         for metric in psv:
             model = FullModelSelector(
-                space=space, metric=metric, sampler="tpe", n_trials=40, random_state=seed
+                final_check=None,
+                space=space,
+                metric=metric,
+                sampler="tpe",
+                n_trials=40,
+                random_state=seed,
             ).fit(X_tr, y_tr)
             psv[metric].append(model_size(model.best_pipeline_[-1], len(y_tr)))
             acc[metric].append(accuracy_score(y_te, model.predict(X_te)))

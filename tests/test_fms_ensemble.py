@@ -143,7 +143,11 @@ def test_fit_trial_puts_the_given_trial_first(binary: Any) -> None:
 def test_bad_values_raise_before_the_search(binary: Any, bad: Any) -> None:
     calls: list[int] = []
     model = FullModelSelector(
-        space=SPACE, n_trials=2, ensemble_top=bad, callbacks=[lambda s, t: calls.append(1)]
+        final_check=None,
+        space=SPACE,
+        n_trials=2,
+        ensemble_top=bad,
+        callbacks=[lambda s, t: calls.append(1)],
     )
     with pytest.raises(ValueError, match=r"ensemble_top must be an int >= 1 or None; got "):
         model.fit(*binary)
@@ -201,10 +205,10 @@ def test_the_refit_after_the_progress_bar_is_announced(
 ) -> None:
     # A slow pipeline's refits (ten of them with the vote) ran in silence after the bar's 100 %.
     X, y = binary
-    FullModelSelector(space=SPACE, sampler="random", n_trials=4, random_state=0,
+    FullModelSelector(final_check=None, space=SPACE, sampler="random", n_trials=4, random_state=0,
                       show_progress_bar=True, ensemble_top=3).fit(X, y)  # fmt: skip
     err = capsys.readouterr().err
     assert f"search done; refitting up to 3 best distinct pipelines on {len(y)} rows" in err
-    FullModelSelector(space=SPACE, sampler="random", n_trials=4, random_state=0,
+    FullModelSelector(final_check=None, space=SPACE, sampler="random", n_trials=4, random_state=0,
                       ensemble_top=1).fit(X, y)  # fmt: skip
     assert "refitting" not in capsys.readouterr().err  # no bar, no line

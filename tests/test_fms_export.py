@@ -96,7 +96,7 @@ def test_classifier_script_predicts_like_the_estimator(tmp_path: Any) -> None:
     labels = np.where(y.iloc[:200].to_numpy() == 1, "benign", "malignant")
     space = FullModelSpace(classifiers=["svc"], selectors=["ftest"], preprocessors=["standardize"])
     model = FullModelSelector(
-        space=space, sampler="random", n_trials=3, random_state=0, ensemble_top=1
+        final_check=None, space=space, sampler="random", n_trials=3, random_state=0, ensemble_top=1
     )
     model.study_name = None
     model.fit(X, labels)
@@ -133,7 +133,7 @@ def test_classifier_script_keeps_mixed_type_labels(tmp_path: Any) -> None:
     labels = [["a", 1, True][k] for k in y]
     space = FullModelSpace(classifiers=["logistic", "naive_bayes"], selectors=["none"])
     model = FullModelSelector(
-        space=space, sampler="random", n_trials=3, random_state=0, ensemble_top=1
+        final_check=None, space=space, sampler="random", n_trials=3, random_state=0, ensemble_top=1
     )
     model.fit(X, labels)
     assert _typed(model.classes_) == [("int", 1), ("bool", True), ("str", "a")]
@@ -206,7 +206,9 @@ def test_trials_table_names_the_trial_ctrl_c_cut(
 def test_cv_results_table() -> None:
     X, y = load_breast_cancer(return_X_y=True)
     space = FullModelSpace(classifiers=["naive_bayes", "svc"], selectors=["none", "ftest"])
-    model = FullModelSelector(space=space, sampler="random", n_trials=5, cv=3, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=space, sampler="random", n_trials=5, cv=3, random_state=0
+    )
     model.fit(X[:150], y[:150])
     table = pd.DataFrame(model.cv_results_)
     assert len(table) == 5

@@ -20,7 +20,12 @@ def _fit(ensemble_top: int) -> FullModelSelector:
     X, y = load_iris(return_X_y=True)
     space = FullModelSpace(classifiers=["naive_bayes", "logistic"], selectors=["none"])
     return FullModelSelector(
-        space=space, sampler="random", n_trials=4, random_state=0, ensemble_top=ensemble_top
+        final_check=None,
+        space=space,
+        sampler="random",
+        n_trials=4,
+        random_state=0,
+        ensemble_top=ensemble_top,
     ).fit(X, y)
 
 

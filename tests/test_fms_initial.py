@@ -36,7 +36,7 @@ def test_the_defaults_are_the_first_trials_and_complete(
 ) -> None:
     X, y = binary
     model = FullModelSelector(
-        sampler=sampler, n_trials=7, random_state=0, initial_pipelines="defaults"
+        final_check=None, sampler=sampler, n_trials=7, random_state=0, initial_pipelines="defaults"
     ).fit(X, y)
     trials = model.study_.trials
     assert len(trials) == 7  # the enqueued trials count towards n_trials
@@ -59,9 +59,13 @@ def test_the_defaults_are_the_first_trials_and_complete(
 
 def test_the_defaults_are_the_default_and_none_turns_them_off(binary: tuple[Any, Any]) -> None:
     X, y = binary
-    model = FullModelSelector(sampler="random", n_trials=5, random_state=0).fit(X, y)
+    model = FullModelSelector(final_check=None, sampler="random", n_trials=5, random_state=0).fit(
+        X, y
+    )
     assert [t.number for t in _initial(model.study_)] == [0, 1, 2, 3]
-    off = FullModelSelector(sampler="random", n_trials=3, random_state=0, initial_pipelines=None)
+    off = FullModelSelector(
+        final_check=None, sampler="random", n_trials=3, random_state=0, initial_pipelines=None
+    )
     assert _initial(off.fit(X, y).study_) == []
 
 
@@ -97,6 +101,7 @@ def test_only_what_the_space_holds_is_enqueued() -> None:
 def test_a_custom_list_leaves_the_rest_to_the_sampler() -> None:
     X, y = load_iris(return_X_y=True)
     model = FullModelSelector(
+        final_check=None,
         sampler="random",
         n_trials=3,
         random_state=0,
@@ -119,8 +124,8 @@ def test_a_resumed_study_is_not_seeded_again(binary: tuple[Any, Any], tmp_path: 
         study_name="s",
         load_if_exists=True,
     )
-    FullModelSelector(n_trials=5, **kwargs).fit(X, y)
-    model = FullModelSelector(n_trials=3, **kwargs).fit(X, y)
+    FullModelSelector(final_check=None, n_trials=5, **kwargs).fit(X, y)
+    model = FullModelSelector(final_check=None, n_trials=3, **kwargs).fit(X, y)
     assert len(model.study_.trials) == 8
     assert [t.number for t in _initial(model.study_)] == [0, 1, 2, 3]
 
@@ -130,7 +135,9 @@ def test_a_resumed_study_is_not_seeded_again(binary: tuple[Any, Any], tmp_path: 
 )
 def test_a_bad_value_is_one_clear_line_before_any_trial(binary: tuple[Any, Any], bad: Any) -> None:
     X, y = binary
-    model = FullModelSelector(sampler="random", n_trials=2, initial_pipelines=bad)
+    model = FullModelSelector(
+        final_check=None, sampler="random", n_trials=2, initial_pipelines=bad
+    )
     with pytest.raises(ValueError, match=r"initial_pipelines must be None, one of \[.*'defaults'"):
         model.fit(X, y)
 
@@ -148,12 +155,12 @@ def test_a_portfolio_adds_standardised_rbf_svcs_after_the_defaults(
     X, y = binary
     n = len(extra) + 4
     model = FullModelSelector(
-        sampler="pso", n_trials=n + 2, random_state=0, initial_pipelines=name
+        final_check=None, sampler="pso", n_trials=n + 2, random_state=0, initial_pipelines=name
     ).fit(X, y)
     trials = model.study_.trials
     assert [t.user_attrs.get(INITIAL_ATTR) for t in trials] == [*range(n), None, None]
     defaults = FullModelSelector(
-        sampler="pso", n_trials=4, random_state=0, initial_pipelines="defaults"
+        final_check=None, sampler="pso", n_trials=4, random_state=0, initial_pipelines="defaults"
     ).fit(X, y)
     assert [t.params for t in trials[:4]] == [t.params for t in defaults.study_.trials]
     for t, (c, g) in zip(trials[4:n], extra):

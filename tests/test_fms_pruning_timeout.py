@@ -94,11 +94,19 @@ def test_wilcoxon_pruner_stops_a_hopeless_pipeline() -> None:
 
 def test_estimator_does_not_prune_unless_asked() -> None:
     X, y = _data()
-    plain = FullModelSelector(space=CHEAP, sampler="random", n_trials=6, cv=3, random_state=0)
+    plain = FullModelSelector(
+        final_check=None, space=CHEAP, sampler="random", n_trials=6, cv=3, random_state=0
+    )
     plain.fit(X, y)
     assert all(t.state == optuna.trial.TrialState.COMPLETE for t in plain.study_.trials)
     pruned = FullModelSelector(
-        space=CHEAP, sampler="random", n_trials=6, cv=3, random_state=0, pruner=PruneOddTrials()
+        final_check=None,
+        space=CHEAP,
+        sampler="random",
+        n_trials=6,
+        cv=3,
+        random_state=0,
+        pruner=PruneOddTrials(),
     ).fit(X, y)
     states = [t.state.name for t in pruned.study_.trials]
     assert states.count("PRUNED") == 3

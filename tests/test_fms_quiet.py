@@ -63,7 +63,9 @@ def test_fit_logs_no_trial_lines_by_default(optuna_log: _Records, sampler: str |
     X, y = load_iris(return_X_y=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = FullModelSelector(space=SPACE, sampler=sampler, n_trials=6, random_state=0)
+        model = FullModelSelector(
+            final_check=None, space=SPACE, sampler=sampler, n_trials=6, random_state=0
+        )
         model.fit(X, y)
     assert optuna_log.records == []
     assert [str(w.message) for w in caught] == []
@@ -73,7 +75,9 @@ def test_fit_logs_no_trial_lines_by_default(optuna_log: _Records, sampler: str |
 def test_verbose_one_logs_each_trial(optuna_log: _Records) -> None:
     X, y = load_iris(return_X_y=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    FullModelSelector(space=SPACE, sampler="random", n_trials=4, verbose=1).fit(X, y)
+    FullModelSelector(final_check=None, space=SPACE, sampler="random", n_trials=4, verbose=1).fit(
+        X, y
+    )
     finished = [m for m in optuna_log.lines(logging.INFO) if re.match(r"Trial \d+ finished", m)]
     assert len(finished) == 4
     assert optuna.logging.get_verbosity() == optuna.logging.ERROR  # restored
@@ -94,7 +98,9 @@ def test_failed_trials_still_warn_by_default(optuna_log: _Records) -> None:
         selectors=[],
         preprocessors=[],
     )
-    model = FullModelSelector(space=space, sampler="random", n_trials=8, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=space, sampler="random", n_trials=8, random_state=0
+    )
     model.fit(X, y)
     failed = [t for t in model.study_.trials if t.state == optuna.trial.TrialState.FAIL]
     assert failed  # the seed makes some trials pick the broken classifier
@@ -106,7 +112,7 @@ def test_failed_trials_still_warn_by_default(optuna_log: _Records) -> None:
 def test_verbose_is_validated() -> None:
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="verbose must be a non-negative int; got -1"):
-        FullModelSelector(space=SPACE, n_trials=1, verbose=-1).fit(X, y)
+        FullModelSelector(final_check=None, space=SPACE, n_trials=1, verbose=-1).fit(X, y)
 
 
 def test_fresh_process_prints_nothing_but_the_result() -> None:

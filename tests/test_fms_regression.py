@@ -127,7 +127,7 @@ def test_classifier_refuses_a_continuous_target_with_a_pointer() -> None:
     X = rng.normal(size=(40, 3))
     y = rng.normal(size=40)
     with pytest.raises(ValueError, match=r"y looks continuous .*FullModelRegressor"):
-        FullModelSelector(n_trials=1).fit(X, y)
+        FullModelSelector(final_check=None, n_trials=1).fit(X, y)
     with pytest.raises(ValueError, match="--task regression"):
         make_objective(X, y)
 
@@ -152,7 +152,7 @@ def test_regression_target_errors(y: Any, message: str) -> None:
 def test_task_mismatch_is_refused() -> None:
     X, y = _diabetes()
     with pytest.raises(ValueError, match="use FullModelRegressor"):
-        FullModelSelector(space=RegressionSpace(), n_trials=1).fit(X, y)
+        FullModelSelector(final_check=None, space=RegressionSpace(), n_trials=1).fit(X, y)
     with pytest.raises(ValueError, match="use FullModelSelector"):
         FullModelRegressor(space=FullModelSpace(), n_trials=1).fit(X, y)
     with pytest.raises(ValueError, match="not a regression metric"):

@@ -114,7 +114,12 @@ def cancer() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
 def test_reselect_top_10_re_evaluates_the_ten_best_by_5_fold_cv(cancer: Any) -> None:
     X, y = cancer
     model = FullModelSelector(
-        space=SPACE, sampler="random", n_trials=14, random_state=0, reselect_top=10
+        final_check=None,
+        space=SPACE,
+        sampler="random",
+        n_trials=14,
+        random_state=0,
+        reselect_top=10,
     )
     assert model.reselect_cv == 5
     model.fit(X, y)
@@ -136,17 +141,21 @@ def test_reselect_top_10_re_evaluates_the_ten_best_by_5_fold_cv(cancer: Any) -> 
     assert model.best_loss_ == lowest.value
     # fit_trial without a trial, with the same setting, refits that same stored choice
     # (nothing is fitted again); with the default (off) it refits the best search value.
-    again = FullModelSelector(space=SPACE, reselect_top=10).fit_trial(X, y, study)
+    again = FullModelSelector(final_check=None, space=SPACE, reselect_top=10).fit_trial(
+        X, y, study
+    )
     assert again.best_trial_.number == lowest.number
     assert again.reselect_loss_ == model.reselect_loss_
-    plain = FullModelSelector(space=SPACE).fit_trial(X, y, study)
+    plain = FullModelSelector(final_check=None, space=SPACE).fit_trial(X, y, study)
     assert plain.best_trial_.number == study.best_trial.number
 
 
 @pytest.mark.parametrize("top", [None, 0, 1])
 def test_default_and_reselect_top_0_refit_the_best_search_value(cancer: Any, top: Any) -> None:
     X, y = cancer
-    model = FullModelSelector(space=SPACE, sampler="random", n_trials=6, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=SPACE, sampler="random", n_trials=6, random_state=0
+    )
     assert model.reselect_top is None  # off by default: measured, it did not help
     model.set_params(reselect_top=top).fit(X, y)
     assert model.best_trial_.number == model.study_.best_trial.number
@@ -156,6 +165,7 @@ def test_default_and_reselect_top_0_refit_the_best_search_value(cancer: Any, top
 def test_two_objective_studies_keep_the_pareto_pick(cancer: Any) -> None:
     X, y = cancer
     model = FullModelSelector(
+        final_check=None,
         space=SPACE,
         sampler="tpe",
         n_trials=6,
@@ -171,7 +181,7 @@ def test_folds_are_capped_by_the_smallest_class() -> None:
     X = rng.normal(size=(40, 3))
     y = np.array([0] * 37 + [1] * 3)
     model = FullModelSelector(
-        space=SPACE, sampler="random", n_trials=5, random_state=0, reselect_top=3
+        final_check=None, space=SPACE, sampler="random", n_trials=5, random_state=0, reselect_top=3
     )
     model.fit(X, y)
     assert model.study_.user_attrs[RESELECT_KEY]["cv"] == 3
@@ -192,7 +202,7 @@ def test_regressor_default_is_off() -> None:
 def test_bad_reselect_arguments_fail_before_the_search(
     cancer: Any, kwargs: dict[str, Any], match: str
 ) -> None:
-    model = FullModelSelector(space=SPACE, n_trials=2, **kwargs)
+    model = FullModelSelector(final_check=None, space=SPACE, n_trials=2, **kwargs)
     with pytest.raises(ValueError, match=match):
         model.fit(*cancer)
     assert not hasattr(model, "study_")

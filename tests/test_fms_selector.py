@@ -40,9 +40,9 @@ def iris_text() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
 
 @pytest.fixture(scope="module")
 def fitted(iris_text: Any) -> FullModelSelector:
-    return FullModelSelector(space=SPACE, sampler="tpe", n_trials=8, random_state=0).fit(
-        *iris_text
-    )
+    return FullModelSelector(
+        final_check=None, space=SPACE, sampler="tpe", n_trials=8, random_state=0
+    ).fit(*iris_text)
 
 
 def test_estimator_api(fitted: FullModelSelector, iris_text: Any) -> None:
@@ -71,6 +71,7 @@ def test_describe_shows_a_scorer_as_itself(iris_text: Any) -> None:
     # "[CV accuracy = -0.9554 ...]" read as a negative accuracy (26 Nov 2026): the search still
     # minimises -accuracy (best_loss_), describe() shows the accuracy and its direction.
     model = FullModelSelector(
+        final_check=None,
         space=FullModelSpace(classifiers=["naive_bayes"]),
         metric="accuracy",
         n_trials=2,
@@ -97,23 +98,25 @@ def test_fit_trial_refits_without_searching(fitted: FullModelSelector, iris_text
         f"vote of 8 pipelines (trials {worst.number}, " in model.describe()
     )
     assert model.predict(X).shape == (150,) and list(model.classes_) == list(fitted.classes_)
-    assert FullModelSelector(space=SPACE).fit_trial(X, y, study).best_params_ == (
-        fitted.best_params_
-    )
+    assert FullModelSelector(final_check=None, space=SPACE).fit_trial(
+        X, y, study
+    ).best_params_ == (fitted.best_params_)
     with pytest.raises(ValueError, match=r"minimised metric 'ber'; this estimator's metric is"):
-        FullModelSelector(space=SPACE, metric="error").fit_trial(X, y, study)
+        FullModelSelector(final_check=None, space=SPACE, metric="error").fit_trial(X, y, study)
     other = optuna.create_study()
     other.set_user_attr("fms:metric", "ber")
     other.ask()
     with pytest.raises(ValueError, match=r"trial 0 of study '.*' is RUNNING, not COMPLETE"):
-        FullModelSelector(space=SPACE).fit_trial(X, y, other, other.trials[0])
+        FullModelSelector(final_check=None, space=SPACE).fit_trial(X, y, other, other.trials[0])
     with pytest.raises(ValueError, match=r"was not searched by a full-model estimator"):
-        FullModelSelector(space=SPACE).fit_trial(X, y, optuna.create_study())
+        FullModelSelector(final_check=None, space=SPACE).fit_trial(X, y, optuna.create_study())
 
 
 def test_predict_proba_without_native_probabilities(iris_text: Any) -> None:
     space = FullModelSpace(classifiers=["kridge"], selectors=[], preprocessors=[])
-    model = FullModelSelector(space=space, sampler="random", n_trials=2, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=space, sampler="random", n_trials=2, random_state=0
+    )
     proba = model.fit(*iris_text).predict_proba(iris_text[0][:5])
     assert proba.shape == (5, 3) and np.allclose(proba.sum(axis=1), 1.0)
 
@@ -121,7 +124,13 @@ def test_predict_proba_without_native_probabilities(iris_text: Any) -> None:
 def test_sqlite_storage_and_study_name(tmp_path: Any, iris_text: Any) -> None:
     url = f"sqlite:///{tmp_path / 'fms.db'}"
     model = FullModelSelector(
-        space=SPACE, sampler="random", n_trials=3, storage=url, study_name="iris", random_state=1
+        final_check=None,
+        space=SPACE,
+        sampler="random",
+        n_trials=3,
+        storage=url,
+        study_name="iris",
+        random_state=1,
     ).fit(*iris_text)
     loaded = optuna.load_study(study_name="iris", storage=url)
     assert len(loaded.trials) == 3
@@ -154,7 +163,9 @@ def test_samplers_by_name() -> None:
 
 
 def test_default_sampler_runs(iris_text: Any) -> None:
-    model = FullModelSelector(space=SPACE, n_trials=4, random_state=0).fit(*iris_text)
+    model = FullModelSelector(final_check=None, space=SPACE, n_trials=4, random_state=0).fit(
+        *iris_text
+    )
     assert type(model.study_.sampler).__name__ == "PSOSampler"
 
 
@@ -171,9 +182,11 @@ def test_every_trial_failing_raises_runtime_error(iris_text: Any) -> None:
         classifiers=[Component("bad", "classifier", _nothing, _always_fails)], selectors=[]
     )
     with pytest.raises(RuntimeError, match="no pipeline could be evaluated.*cannot build"):
-        FullModelSelector(space=space, sampler="random", n_trials=2).fit(*iris_text)
+        FullModelSelector(final_check=None, space=space, sampler="random", n_trials=2).fit(
+            *iris_text
+        )
     with pytest.raises(ValueError, match="n_trials or timeout"):
-        FullModelSelector(n_trials=None).fit(*iris_text)
+        FullModelSelector(final_check=None, n_trials=None).fit(*iris_text)
 
 
 def test_pickle_and_predict_in_fresh_process(
@@ -204,7 +217,9 @@ def test_pickle_and_predict_in_fresh_process(
 def test_pickle_with_package_sampler(iris_text: Any) -> None:
     import pickle
 
-    model = FullModelSelector(space=SPACE, sampler="pso", n_trials=3, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=SPACE, sampler="pso", n_trials=3, random_state=0
+    )
     model.fit(*iris_text)
     again = pickle.loads(pickle.dumps(model))
     assert np.array_equal(again.predict(iris_text[0]), model.predict(iris_text[0]))
@@ -222,7 +237,9 @@ def test_dataframe_input_end_to_end() -> None:
     X["group"] = np.where(X.iloc[:, 0] > X.iloc[:, 0].median(), "big", "small")
     X.iloc[::9, 1] = np.nan
     labels = pd.Series(np.where(y.iloc[:120] == 1, "benign", "malignant"))
-    model = FullModelSelector(space=SPACE, sampler="tpe", n_trials=4, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=SPACE, sampler="tpe", n_trials=4, random_state=0
+    )
     model.fit(X, labels)
     assert set(model.predict(X.head(10))) <= {"benign", "malignant"}
 
@@ -238,7 +255,7 @@ def test_dataframe_input_end_to_end() -> None:
 )
 def test_best_score_is_higher_is_better(iris_text: Any, metric: str, score: Any) -> None:
     model = FullModelSelector(
-        space=SPACE, sampler="random", n_trials=3, metric=metric, random_state=0
+        final_check=None, space=SPACE, sampler="random", n_trials=3, metric=metric, random_state=0
     ).fit(*iris_text)
     losses = [t.value for t in model.study_.trials if t.value is not None]
     assert model.best_loss_ == pytest.approx(min(losses))  # the study minimised the loss
@@ -267,7 +284,12 @@ def test_callbacks_are_called_after_every_trial(iris_text: Any) -> None:
             study.stop()
 
     model = FullModelSelector(
-        space=SPACE, sampler="random", n_trials=5, random_state=0, callbacks=[count]
+        final_check=None,
+        space=SPACE,
+        sampler="random",
+        n_trials=5,
+        random_state=0,
+        callbacks=[count],
     )
     assert model.get_params()["callbacks"] == [count]
     model.fit(*iris_text)
@@ -279,7 +301,7 @@ def test_callbacks_are_called_after_every_trial(iris_text: Any) -> None:
 
 @pytest.mark.parametrize("callbacks", [print, "print", [1]])
 def test_bad_callbacks_are_refused(iris_text: Any, callbacks: Any) -> None:
-    model = FullModelSelector(space=SPACE, n_trials=1, callbacks=callbacks)
+    model = FullModelSelector(final_check=None, space=SPACE, n_trials=1, callbacks=callbacks)
     with pytest.raises(ValueError, match=r"^callbacks must be a list of callables"):
         model.fit(*iris_text)
 

@@ -40,7 +40,7 @@ def _unexpected(X: pd.DataFrame) -> pd.DataFrame:
 def selector() -> FullModelSelector:
     X, y = _data()
     space = FullModelSpace(classifiers=["logistic"], selectors=["none"])
-    return FullModelSelector(space=space, n_trials=2, random_state=0).fit(X, y)
+    return FullModelSelector(final_check=None, space=space, n_trials=2, random_state=0).fit(X, y)
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,7 @@ def test_members_are_distinct_and_start_with_the_selector(script: Any) -> None:
     x, t = X[rows, :6], y[rows]
     space = FullModelSpace(classifiers=["naive_bayes", "logistic"], selectors=["none"])
     selector = FullModelSelector(
-        space=space, sampler="random", n_trials=6, random_state=0, ensemble_top=1
+        final_check=None, space=space, sampler="random", n_trials=6, random_state=0, ensemble_top=1
     ).fit(x, t)
     fitted = script.members(selector, x, t, 4, 0)
     assert fitted[0] is selector and len(fitted) == 4

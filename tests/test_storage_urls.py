@@ -220,7 +220,13 @@ def test_full_model_estimators_take_every_url(task: str, kind: str, tmp_path: An
         X, y = load_iris(return_X_y=True)
         space: Any = FullModelSpace(classifiers=["naive_bayes"], selectors=[])
         model = FullModelSelector(
-            space=space, sampler="random", n_trials=2, storage=url, study_name=name, random_state=0
+            final_check=None,
+            space=space,
+            sampler="random",
+            n_trials=2,
+            storage=url,
+            study_name=name,
+            random_state=0,
         )
     else:
         X, y = load_diabetes(return_X_y=True)

@@ -471,7 +471,9 @@ def test_population_of_a_model_selection_has_a_symbol_per_model_and_names_pipeli
     X, y = load_breast_cancer(return_X_y=True)
     rows = list(range(40)) + list(range(300, 340))
     space = FullModelSpace(classifiers=["naive_bayes", "logistic"], selectors=["none"])
-    model = FullModelSelector(space=space, sampler="pso", n_trials=12, random_state=0)
+    model = FullModelSelector(
+        final_check=None, space=space, sampler="pso", n_trials=12, random_state=0
+    )
     study = model.fit(X[rows, :5], y[rows]).study_
     figure = plot_population(study)
     traces = {t.name: t for t in figure.data if t.legendgroup == "models"}
