@@ -17,6 +17,7 @@ import pytest
 
 from optuna_psms.cli import load_dataset
 from optuna_psms.cli import main
+from tests._fms_models import quick_model
 
 
 def _run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
@@ -116,16 +117,9 @@ def test_model_from_a_bundled_dataset_takes_csv_columns_by_name(
 
 
 def test_predict_warns_when_the_model_has_no_column_names(tmp_path: Any, capsys: Any) -> None:
-    from optuna_psms.fms import FullModelSelector
-    from optuna_psms.fms import FullModelSpace
 
     X, y = load_dataset("sklearn:iris")
-    model = FullModelSelector(
-        final_check=None,
-        space=FullModelSpace(classifiers=["naive_bayes"]),
-        n_trials=2,
-        random_state=0,
-    ).fit(X.to_numpy(), y)
+    model = quick_model(X.to_numpy(), y)
     model_path = tmp_path / "plain.joblib"
     joblib.dump(model, model_path)
     csv = tmp_path / "rows.csv"
@@ -912,16 +906,9 @@ def test_predict_on_a_file_that_is_not_a_model(tmp_path: Any, capsys: Any, conte
 
 
 def test_predict_drops_extra_columns_with_one_warning_line(tmp_path: Any, capsys: Any) -> None:
-    from optuna_psms.fms import FullModelSelector
-    from optuna_psms.fms import FullModelSpace
 
     X, y = load_dataset("sklearn:iris")
-    model = FullModelSelector(
-        final_check=None,
-        space=FullModelSpace(classifiers=["naive_bayes"]),
-        n_trials=2,
-        random_state=0,
-    ).fit(X, y)
+    model = quick_model(X, y)
     model_path = tmp_path / "named.joblib"
     joblib.dump(model, model_path)
     with_label = X.assign(target=y).iloc[:, ::-1]
@@ -944,17 +931,10 @@ def test_predict_drops_extra_columns_with_one_warning_line(tmp_path: Any, capsys
 def test_predict_names_exactly_the_missing_columns(tmp_path: Any, capsys: Any) -> None:
     # The message listed the identifier and the target as "column(s) not seen in fit", as if
     # they were the missing column renamed (a new user's trial, 26 Nov 2026).
-    from optuna_psms.fms import FullModelSelector
-    from optuna_psms.fms import FullModelSpace
 
     X, y = load_dataset("sklearn:iris")
     X.columns = ["a", "b", "colour", "d"]
-    model = FullModelSelector(
-        final_check=None,
-        space=FullModelSpace(classifiers=["naive_bayes"]),
-        n_trials=2,
-        random_state=0,
-    ).fit(X, y)
+    model = quick_model(X, y)
     model_path = tmp_path / "m.joblib"
     joblib.dump(model, model_path)
     csv = tmp_path / "new.csv"
@@ -976,18 +956,11 @@ def test_predict_names_exactly_the_missing_columns(tmp_path: Any, capsys: Any) -
 def test_predict_warns_about_values_the_model_cannot_read(tmp_path: Any, capsys: Any) -> None:
     # Text in a numeric column becomes the training median and an unseen category none of
     # the known ones: the predictions still come, but the person is told, one line each.
-    from optuna_psms.fms import FullModelSelector
-    from optuna_psms.fms import FullModelSpace
 
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"size": rng.normal(size=40), "colour": ["red", "blue"] * 20})
     y = np.array(["a", "b"] * 20)
-    model = FullModelSelector(
-        final_check=None,
-        space=FullModelSpace(classifiers=["naive_bayes"]),
-        n_trials=2,
-        random_state=0,
-    ).fit(X, y)
+    model = quick_model(X, y)
     model_path = tmp_path / "m.joblib"
     joblib.dump(model, model_path)
     new = X.head(3).astype(object)
@@ -1394,17 +1367,10 @@ def test_select_drop_and_the_identifier_warning(tmp_path: Any, capsys: Any) -> N
 
 
 def test_predict_dataset_takes_the_drop_of_select(tmp_path: Any, capsys: Any) -> None:
-    from optuna_psms.fms import FullModelSelector
-    from optuna_psms.fms import FullModelSpace
 
     X, y = load_dataset("sklearn:iris")
     kept = X.drop(columns="petal width (cm)")
-    model = FullModelSelector(
-        final_check=None,
-        space=FullModelSpace(classifiers=["naive_bayes"]),
-        n_trials=2,
-        random_state=0,
-    ).fit(kept, y)
+    model = quick_model(kept, y)
     joblib.dump(model, tmp_path / "m.joblib")
     argv = ["predict", "--model", str(tmp_path / "m.joblib"), "--dataset", "sklearn:iris"]
     code, out, err = _run([*argv, "--drop", "petal width (cm)"], capsys)

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from optuna_psms.cli import main
+from tests._fms_models import quick_model
 
 
 def _run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
@@ -22,8 +23,6 @@ def _run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
 
 @pytest.fixture(scope="module")
 def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from optuna_psms.fms import FullModelSelector
-    from optuna_psms.fms import FullModelSpace
 
     rng = np.random.default_rng(0)
     label = rng.choice(["yes", "no"], 60)
@@ -33,12 +32,7 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "colour": rng.choice(["r", "b"], 60),
         }
     )
-    model = FullModelSelector(
-        final_check=None,
-        space=FullModelSpace(classifiers=["naive_bayes"]),
-        n_trials=2,
-        random_state=0,
-    ).fit(X, label)
+    model = quick_model(X, label)
     path = tmp_path_factory.mktemp("keep") / "m.joblib"
     joblib.dump(model, path)
     return path
@@ -86,16 +80,9 @@ def test_keep_copies_columns_as_written_in_input_order(
 
 def test_keep_with_a_dataset(model_path: Path, capsys: Any) -> None:
     from optuna_psms.cli import load_dataset
-    from optuna_psms.fms import FullModelSelector
-    from optuna_psms.fms import FullModelSpace
 
     X, y = load_dataset("sklearn:iris")
-    model = FullModelSelector(
-        final_check=None,
-        space=FullModelSpace(classifiers=["naive_bayes"]),
-        n_trials=1,
-        random_state=0,
-    ).fit(X, y)
+    model = quick_model(X, y, n_trials=1)
     path = model_path.parent / "iris.joblib"
     joblib.dump(model, path)
     column = "sepal length (cm)"
