@@ -208,3 +208,40 @@ def test_cli_flag(tmp_path: Any, capsys: Any) -> None:
     regression = ["select", "--dataset", "sklearn:diabetes", "--final-check", "svc"]
     assert main([*regression, "--n-trials", "1", "--no-progress-bar"]) != 0
     assert "--final-check svc is for classification" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "tampered",
+    [
+        {"svc": {"C": 1.0, "gamma": "scale", "kernel": "poly"}},
+        {"svc": {"C": "1", "gamma": "scale"}},
+        {"svc": None},
+        {"losses": {"vote": "low", "svc": 0.1}},
+        {"losses": []},
+    ],
+)
+def test_a_tampered_record_is_checked_again_not_trusted(
+    xor_model: FullModelSelector, monkeypatch: Any, tampered: dict[str, Any]
+) -> None:
+    # The record is read from storage (untrusted): fit_trial reused any record whose trials
+    # and metric matched, and a bad "svc" entry reached SVC(**...) or the losses' dict.
+    study = xor_model.study_
+    stored = dict(study.user_attrs[FINAL_CHECK_KEY])
+    assert stored["choice"] == "svc"
+    study.set_user_attr(FINAL_CHECK_KEY, {**stored, **tampered})
+    calls: list[int] = []
+    real = _final_check.run_check
+
+    def run_check(*args: Any) -> Any:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(_final_check, "run_check", run_check)
+    X, y = _xor(160, seed=3)
+    refit = FullModelSelector(space=LINEAR, ensemble_top=3, random_state=0, final_check="svc")
+    try:
+        refit.fit_trial(X, y, study, xor_model.best_trial_)
+    finally:
+        study.set_user_attr(FINAL_CHECK_KEY, stored)  # the module's model is shared
+    assert calls == [1] and refit.final_check_["svc"] is not None
+    assert refit.predict(X).shape == (160,)

@@ -219,11 +219,29 @@ def run_check(
 def reusable(record: Any, objective: FullModelObjective, trials: list[Any]) -> bool:
     """Whether a stored record is of this vote and metric (``fit_trial`` then refits its
     choice on other rows, e.g. all the rows after a hold-out, instead of checking again)."""
-    return (
+    if not (
         isinstance(record, dict)
         and record.get("trials") == [t.number for t in trials]
         and record.get("metric") == _metric(objective)
         and record.get("choice") in ("vote", "svc")
+    ):
+        return False
+    # Read from storage, so untrusted: a choice of "svc" must name a setting of the grid,
+    # and the losses must be numbers; anything else is checked again, not trusted or fatal.
+    svc, losses = record.get("svc"), record.get("losses")
+    if not isinstance(losses, dict) or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in losses.values()
+    ):
+        return False
+    if record["choice"] == "vote":
+        return True
+    return (
+        isinstance(svc, dict)
+        and set(svc) == {"C", "gamma"}
+        and svc["C"] in SVC_GRID["svc__C"]
+        and not isinstance(svc["C"], bool)
+        and svc["gamma"] in SVC_GRID["svc__gamma"]
+        and not isinstance(svc["gamma"], bool)
     )
 
 
