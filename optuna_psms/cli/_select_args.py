@@ -82,7 +82,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     sel.add_argument("--sampler", default=None, help="sampler name (default: pso)")
     sel.add_argument(
-        "--n-trials", type=int, default=50, metavar="N", help="trials of this worker (default: 50)"
+        "--n-trials",
+        type=int,
+        default=100,
+        metavar="N",
+        help="trials of this worker (default: 100)",
     )
     sel.add_argument(
         "--timeout",
