@@ -1123,7 +1123,7 @@ def test_ctrl_c_says_how_to_resume_a_study_the_command_named(
     assert code == 130 and name.startswith("fms-data-") and f"study '{name}'" in out
     assert err.strip().splitlines() == [
         f"optuna-psms: interrupted; study '{name}' is kept in {db} (0 complete): resume it "
-        f"with the same command and --study-name {name} (it runs 50 more trials: --n-trials "
+        f"with the same command and --study-name {name} (it runs 100 more trials: --n-trials "
         "counts each run's)"
     ]
     # The rerun adds --n-trials trials: a user expecting it to top the study up to that

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+import contextlib
 import json
 import logging
 import math
@@ -57,6 +59,23 @@ def _fit(X: Any, y: Any, **kwargs: Any) -> FullModelSelector:
 @pytest.fixture(scope="module")
 def xor_model() -> FullModelSelector:
     return _fit(*_xor())
+
+
+@contextlib.contextmanager
+def _warnings(caplog: Any) -> Iterator[None]:
+    """Capture the warnings the check logs."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.enable_propagation()
+    try:
+        with caplog.at_level(logging.WARNING):
+            yield
+    finally:
+        optuna.logging.disable_propagation()
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+
+
+def _check_lines(caplog: Any) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "final_check" in r.getMessage()]
 
 
 @given(st.floats(0, 1), st.floats(0, 1))
@@ -130,8 +149,33 @@ def test_a_metric_the_svc_cannot_give_skips_the_check() -> None:
     rows = np.r_[0:20, 50:70, 100:120]
     model = _fit(X[rows], y[rows], metric="neg_log_loss")
     assert model.final_choice_ == "vote" and model.final_check_losses_ == {}
-    assert model.final_check_["skipped"] == "the SVC cannot be scored by metric 'neg_log_loss'"
     assert model.predict(X[:5]).shape == (5,)
+
+
+def test_a_skip_for_the_metric_says_why_with_the_metric_as_given(
+    monkeypatch: Any, caplog: Any
+) -> None:
+    # The line named the metric without saying why the SVC could not give it, after 60
+    # grid fits that all failed alike.
+    def grid(*args: Any) -> None:
+        raise AssertionError("the grid ran")
+
+    monkeypatch.setattr(_final_check, "tune_svc", grid)
+    X, y = load_iris(return_X_y=True)
+    rows = np.r_[0:20, 50:70, 100:120]
+    with _warnings(caplog):
+        model = _fit(X[rows], y[rows], metric="neg_log_loss")
+        one = _fit(X[rows], y[rows], metric="neg_log_loss", ensemble_top=1)
+    why = "metric 'neg_log_loss' needs class probabilities (predict_proba), which the SVC does "
+    why += "not give"
+    assert model.final_check_["skipped"] == why and one.final_check_["skipped"] == why
+    assert _check_lines(caplog) == [
+        f"final_check skipped: {why}; the vote is kept.",
+        f"final_check skipped: {why}; the chosen pipeline is kept.",
+    ]
+    assert _final_check.describe(model.final_check_) == (
+        f"final check skipped: {why}; the vote is kept"
+    )
 
 
 def test_one_member_compares_the_single_pipeline() -> None:
@@ -148,18 +192,13 @@ def test_on_by_default_off_with_none_and_skipped_above_the_limit(
     assert off.final_choice_ == "vote" and off.final_check_ is None
     assert FINAL_CHECK_KEY not in off.study_.user_attrs
     monkeypatch.setattr(_final_check, "MAX_ROWS", 50)
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    optuna.logging.enable_propagation()
-    try:
-        with caplog.at_level(logging.WARNING):
-            skipped = _fit(X, y)
-    finally:
-        optuna.logging.disable_propagation()
-        optuna.logging.set_verbosity(optuna.logging.ERROR)
-    lines = [r.getMessage() for r in caplog.records if "final_check" in r.getMessage()]
-    assert lines == ["final_check skipped (80 search rows, more than 50); the vote is kept."]
+    with _warnings(caplog):
+        skipped = _fit(X, y)
+    why = "80 search rows, above its limit of 50: the SVC's fit time grows as the square of "
+    why += "the rows"
+    assert _check_lines(caplog) == [f"final_check skipped: {why}; the vote is kept."]
     assert skipped.final_choice_ == "vote" and skipped.final_check_losses_ == {}
-    assert skipped.final_check_["skipped"] == "80 search rows, more than 50"
+    assert skipped.final_check_["skipped"] == why
     assert len(skipped.ensemble_trials_) == 3
 
 
@@ -245,3 +284,81 @@ def test_a_tampered_record_is_checked_again_not_trusted(
         study.set_user_attr(FINAL_CHECK_KEY, stored)  # the module's model is shared
     assert calls == [1] and refit.final_check_["svc"] is not None
     assert refit.predict(X).shape == (160,)
+
+
+def test_the_line_after_the_search_announces_the_check_and_only_the_winner_is_refitted(
+    monkeypatch: Any, capsys: Any
+) -> None:
+    # The line said "refitting up to 3 best distinct pipelines" when the check came next and
+    # chose the SVC; the members were refitted on all the rows, then dropped for it.
+    from optuna_psms.fms import _ensemble
+    from optuna_psms.fms import selector
+
+    refitted: list[int] = []
+    real = _ensemble.fit_members
+
+    def fit_members(objective: Any, trials: list[Any]) -> Any:
+        refitted.extend(t.number for t in trials)
+        return real(objective, trials)
+
+    monkeypatch.setattr(selector, "fit_members", fit_members)
+    X, y = _xor()
+    model = _fit(X, y, show_progress_bar=True)
+    err = capsys.readouterr().err
+    assert model.final_choice_ == "svc" and refitted == []
+    assert (
+        "search done; final check (the vote of up to 3 best pipelines against a grid-tuned RBF "
+        "SVC, 5-fold CV on 120 rows), then refitting the winner ...\n"
+    ) in err
+    assert "refitting up to" not in err
+    # The check skipped (a metric the SVC cannot give): the line says what happens instead.
+    iris, labels = load_iris(return_X_y=True)
+    rows = np.r_[0:20, 50:70, 100:120]
+    _fit(iris[rows], labels[rows], metric="neg_log_loss", show_progress_bar=True)
+    err = capsys.readouterr().err
+    assert "search done; refitting up to 3 best distinct pipelines on 60 rows ...\n" in err
+    assert "final check" not in err and len(refitted) == 2  # the vote kept: its members
+
+
+def test_the_check_line_shows_a_scorer_as_itself() -> None:
+    # "accuracy" is minimised as -accuracy: the line printed "vote -0.9500".
+    record = {
+        "choice": "vote",
+        "losses": {"vote": -0.95, "svc": -0.9},
+        "metric": "accuracy",
+        "folds": 5,
+        "svc": {"C": 1.0, "gamma": "scale"},
+        "trials": [4, 2],
+        "rows": 100,
+        "skipped": None,
+    }
+    assert _final_check.describe(record) == (
+        "final check (5-fold CV accuracy on the search rows, higher is better): vote of 2 = "
+        "0.9500, grid-tuned SVC (C=1, gamma=scale) = 0.9000 -> the vote"
+    )
+    record.update(metric="auc", losses={"vote": 0.05, "svc": 0.04}, choice="svc", trials=[4])
+    assert _final_check.describe(record) == (
+        "final check (5-fold CV 1-AUC on the search rows): trial 4 = 0.0500, grid-tuned SVC "
+        "(C=1, gamma=scale) = 0.0400 -> the grid-tuned SVC"
+    )
+
+
+def test_select_says_a_skip_once_with_the_metric_as_given(
+    tmp_path: Any, capsys: Any, caplog: Any
+) -> None:
+    # The skip was logged to stderr and printed in the report: twice, in two wordings.
+    X, y = _xor(160)
+    X.assign(label=y).to_csv(tmp_path / "data.csv", index=False)
+    argv = ["select", "--csv", str(tmp_path / "data.csv"), "--target", "label"]
+    argv += ["--sampler", "random", "--classifiers", "naive_bayes,logistic", "--selectors"]
+    argv += ["none", "--seed", "0", "--no-progress-bar", "--n-trials", "3", "--ensemble-top"]
+    argv += ["2", "--metric", "neg_log_loss", "--output", str(tmp_path / "m.joblib")]
+    argv += ["--storage", f"sqlite:///{tmp_path / 's.db'}"]
+    with _warnings(caplog):
+        assert main(argv) == 0
+    out, err = capsys.readouterr()
+    why = "metric 'neg_log_loss' needs class probabilities (predict_proba), which the SVC does "
+    why += "not give"
+    assert f"final check skipped: {why}; the vote is kept\n" in out
+    assert _check_lines(caplog) == [] and "final check" not in err
+    assert out.count("final check") == 1

@@ -82,7 +82,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     sel.add_argument("--sampler", default=None, help="sampler name (default: pso)")
     sel.add_argument(
-        "--n-trials", type=int, default=50, metavar="N", help="trials of this worker (default: 50)"
+        "--n-trials",
+        type=int,
+        default=100,
+        metavar="N",
+        help="trials of this worker (default: 100)",
     )
     sel.add_argument(
         "--timeout",
@@ -98,7 +102,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="S",
         help="time limit of one trial in seconds: a pipeline still fitting then fails its "
         "trial (reason recorded) and the search goes on; a limit of this worker, not stored "
-        "in the study (default: none)",
+        "in the study; the final check and the refits after the search have no limit "
+        "(default: none)",
     )
     sel.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
     sel.add_argument(

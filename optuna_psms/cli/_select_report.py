@@ -5,6 +5,9 @@ pipeline of the study. Split from :mod:`optuna_psms.cli.select`, which runs the 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+import contextlib
+import logging
 from typing import Any
 
 from optuna_psms.cli._common import UserError
@@ -107,6 +110,19 @@ def print_final_check(model: Any) -> None:
     record = getattr(model, "final_check_", None)
     if record is not None:
         print(describe(record))
+
+
+@contextlib.contextmanager
+def said_once() -> Iterator[None]:
+    """Silence the final check's logged warning (a skip) for the block: ``select`` prints
+    the skip, with its reason, in its report (:func:`print_final_check`), once."""
+    logger = logging.getLogger("optuna_psms.fms._final_check")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def whole_study_vote(study: Any, n_voters: int, top: int) -> str | None:

@@ -51,6 +51,7 @@ from optuna_psms.cli._select_model import selector
 from optuna_psms.cli._select_report import choose
 from optuna_psms.cli._select_report import print_final_check
 from optuna_psms.cli._select_report import read_back
+from optuna_psms.cli._select_report import said_once
 from optuna_psms.cli._select_report import whole_study_vote
 from optuna_psms.cli._study import join
 from optuna_psms.cli._study import name_seed
@@ -296,6 +297,11 @@ def _save(
 # ----------------------------------------------------------------------------- the command
 def run(args: argparse.Namespace) -> int:
     """Run (or join) the search, report, refit and save."""
+    with said_once():  # the final check's skip is said in the report, not logged too
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     require_fms()
     # Ctrl-C must reach us even when started in the background by a non-interactive shell.
     signal.signal(signal.SIGINT, signal.default_int_handler)

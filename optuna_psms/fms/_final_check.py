@@ -40,6 +40,7 @@ from sklearn.svm import SVC
 from optuna_psms.fms._ensemble import vote_codes
 from optuna_psms.fms._ensemble import vote_proba
 from optuna_psms.fms.metrics import fold_loss
+from optuna_psms.fms.metrics import shown_score
 from optuna_psms.fms.objective import FullModelObjective
 
 
@@ -132,6 +133,27 @@ def tune_svc(objective: FullModelObjective, seed: int | None) -> dict[str, Any] 
     return {"C": float(best["svc__C"]), "gamma": best["svc__gamma"]}
 
 
+def unscorable(objective: FullModelObjective) -> str | None:
+    """Why the SVC cannot be scored by the objective's metric, in words naming the metric as
+    the user gave it (e.g. ``neg_log_loss`` needs ``predict_proba``, which the SVC, fitted
+    without Platt scaling, has not); ``None`` when it can. One SVC fit, before the grid's 60:
+    they would all fail alike."""
+    metric, n_classes = _metric(objective), objective.n_classes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fitted = svc_pipeline().fit(objective.X, objective.y)
+            fold_loss(metric, fitted, objective.X, objective.y, n_classes)
+        except Exception as exc:
+            if "predict_proba" in str(exc):
+                return (
+                    f"metric {objective.metric!r} needs class probabilities (predict_proba), "
+                    f"which the SVC does not give"
+                )
+            return f"the SVC cannot be scored by metric {objective.metric!r}: {exc}"[:300]
+    return None
+
+
 def _loss(metric: str, model: Any, X: Any, y: Any, n_classes: int) -> float:
     """``fold_loss``, or ``inf`` when the candidate cannot be scored on this fold."""
     if model is None:
@@ -179,12 +201,32 @@ def cv_losses(
     return {key: float(statistics.fmean(values)) for key, values in losses.items()}
 
 
+def skip_reason(objective: FullModelObjective) -> str | None:
+    """Why the check is skipped on the objective's rows before any fit (too many rows, a class
+    too small for two folds), or ``None``."""
+    rows = int(objective.y.shape[0])
+    if rows > MAX_ROWS:
+        return (
+            f"{rows:,} search rows, above its limit of {MAX_ROWS:,}: the SVC's fit time grows "
+            f"as the square of the rows"
+        )
+    if int(np.bincount(objective.y.astype(np.int64)).min()) < 2:
+        return "a class has fewer than 2 search rows"
+    return None
+
+
+def kept(trials: list[Any]) -> str:
+    """What a skipped check keeps: ``"the vote"``, or ``"the chosen pipeline"`` alone."""
+    return "the vote" if len(trials) > 1 else "the chosen pipeline"
+
+
 def run_check(
     objective: FullModelObjective, trials: list[optuna.trial.FrozenTrial]
 ) -> dict[str, Any]:
     """The check on the objective's rows for the vote of ``trials``: a JSON-able record
     ``{"choice", "losses", "metric", "folds", "svc", "trials", "rows", "skipped"}``
-    (``skipped``: why it did not run, else ``None``; a skipped check chooses the vote)."""
+    (``skipped``: why it did not run, in words, else ``None``; a skipped check chooses the
+    vote, and logs one warning saying why)."""
     rows, seed = int(objective.y.shape[0]), objective.random_state
     smallest = int(np.bincount(objective.y.astype(np.int64)).min())
     record: dict[str, Any] = {
@@ -195,19 +237,17 @@ def run_check(
         "svc": None,
         "trials": [t.number for t in trials],
         "rows": rows,
-        "skipped": None,
+        "skipped": skip_reason(objective),
     }
-    if rows > MAX_ROWS:
-        record["skipped"] = f"{rows} search rows, more than {MAX_ROWS}"
-    elif smallest < 2:
-        record["skipped"] = "a class has fewer than 2 search rows"
+    if record["skipped"] is None:
+        record["skipped"] = unscorable(objective)
+    if record["skipped"] is None:
+        record["svc"] = tune_svc(objective, seed)
+        if record["svc"] is None:
+            metric = objective.metric
+            record["skipped"] = f"no setting of the SVC's grid could be scored by {metric!r}"
     if record["skipped"] is not None:
-        _logger.warning(f"final_check skipped ({record['skipped']}); the vote is kept.")
-        return record
-    record["svc"] = tune_svc(objective, seed)
-    if record["svc"] is None:
-        record["skipped"] = f"the SVC cannot be scored by metric {record['metric']!r}"
-        _logger.warning(f"final_check skipped ({record['skipped']}); the vote is kept.")
+        _logger.warning(f"final_check skipped: {record['skipped']}; {kept(trials)} is kept.")
         return record
     record["losses"] = cv_losses(
         objective, trials, record["svc"], None if seed is None else seed + 1000
@@ -255,16 +295,28 @@ def fit_svc(objective: FullModelObjective, svc: dict[str, Any]) -> Pipeline:
     return Pipeline([("encoder", objective.encoder), *pipe.steps])
 
 
+def shown(metric: str) -> tuple[str, float]:
+    """``(name, sign)`` of the check's losses in its lines: a scikit-learn scorer as itself
+    (``accuracy 0.95``, not ``-0.95``; ``log_loss`` for ``neg_log_loss``), ``auc`` as
+    ``1-AUC``, the other losses as they are; the number shown is ``sign * loss``."""
+    return shown_score(metric) or ({"auc": "1-AUC"}.get(metric, metric), 1.0)
+
+
 def describe(record: dict[str, Any]) -> str:
-    """One line: the choice and both CV losses, labelled as CV on the search rows."""
+    """One line: what the check compared, with both CV losses on the search rows, and what it
+    chose; or why it was skipped."""
+    trials = list(record.get("trials") or [])
     if record.get("skipped"):
-        return f"final check skipped ({record['skipped']}): the vote is kept"
+        return f"final check skipped: {record['skipped']}; {kept(trials)} is kept"
     losses, svc = record["losses"], record["svc"]
-    chosen = "the grid-tuned SVC" if record["choice"] == "svc" else "the vote"
+    name, sign = shown(record["metric"])
+    better = ", higher is better" if sign < 0 else ""
+    vote = f"vote of {len(trials)}" if len(trials) > 1 else f"trial {trials[0]}"
+    chosen = "the grid-tuned SVC" if record["choice"] == "svc" else kept(trials)
     return (
-        f"final check ({record['folds']}-fold CV {record['metric']} on the search rows): vote "
-        f"{losses['vote']:.4f}, grid-tuned SVC (C={svc['C']:g}, gamma={svc['gamma']}) "
-        f"{losses['svc']:.4f} -> {chosen}"
+        f"final check ({record['folds']}-fold CV {name} on the search rows{better}): "
+        f"{vote} = {sign * losses['vote']:.4f}, grid-tuned SVC (C={svc['C']:g}, "
+        f"gamma={svc['gamma']}) = {sign * losses['svc']:.4f} -> {chosen}"
     )
 
 
@@ -274,17 +326,17 @@ def apply(
     study: optuna.Study,
     trials: list[optuna.trial.FrozenTrial],
     searching: bool,
-) -> None:
+) -> dict[str, Any] | None:
     """Run (after a search) or reuse (``fit_trial``, when :func:`reusable`) the check of
-    ``model.final_check`` and set ``final_choice_``, ``final_check_losses_`` and
-    ``final_check_``; the SVC chosen, it becomes ``model.ensemble_`` (``ensemble_trials_``
-    then empty: no trial of the study predicts)."""
+    ``model.final_check`` for the vote of ``trials`` and set ``final_choice_``,
+    ``final_check_losses_`` and ``final_check_``; the record, ``None`` without a check. The
+    caller then refits only what was chosen."""
     mode = check_final_check(getattr(model, "final_check", None))
     model.final_choice_ = "vote"
     model.final_check_losses_ = {}
     model.final_check_ = None
     if mode is None:
-        return
+        return None
     record = study.user_attrs.get(FINAL_CHECK_KEY)
     if searching or not isinstance(record, dict) or not reusable(record, objective, trials):
         record = run_check(objective, trials)
@@ -292,18 +344,34 @@ def apply(
     model.final_check_ = record
     model.final_choice_ = record["choice"]
     model.final_check_losses_ = dict(record["losses"])
-    if record["choice"] == "svc":
-        model.ensemble_ = [fit_svc(objective, record["svc"])]
-        model.ensemble_trials_ = []
+    return record
+
+
+def progress_line(objective: FullModelObjective, top: int, final_check: str | None) -> str:
+    """The line said when the search is done (with the progress bar): what runs next, in
+    order, before minutes of silence. A check that will be skipped is not announced (that
+    costs one SVC fit, of the 60 and more of the check)."""
+    rows = int(objective.y.shape[0])
+    what = "the chosen pipeline" if top < 2 else f"up to {top} best distinct pipelines"
+    if final_check is None or (skip_reason(objective) or unscorable(objective)) is not None:
+        return f"search done; refitting {what} on {rows} rows ..."
+    folds = min(FOLDS, int(np.bincount(objective.y.astype(np.int64)).min()))
+    vote = "the chosen pipeline" if top < 2 else f"the vote of up to {top} best pipelines"
+    return (
+        f"search done; final check ({vote} against a grid-tuned RBF SVC, {folds}-fold CV on "
+        f"{rows} rows), then refitting the winner ..."
+    )
 
 
 def describe_svc(record: dict[str, Any]) -> str:
     """``describe()`` of a selector whose final check chose the SVC."""
     svc, losses = record["svc"], record["losses"]
     numbers = ", ".join(map(str, record["trials"]))
+    name, sign = shown(record["metric"])
     return (
         f"grid-tuned RBF SVC (C={svc['C']:g}, gamma={svc['gamma']}, class_weight='balanced') "
         f"on standardised columns, chosen by the final check over the vote of trials "
-        f"{numbers}  [{record['folds']}-fold CV {record['metric']} on the search rows: "
-        f"{losses['svc']:.4f} against {losses['vote']:.4f}]"
+        f"{numbers}  [{record['folds']}-fold CV {name} on the search rows: "
+        f"{sign * losses['svc']:.4f} against {sign * losses['vote']:.4f}"
+        f"{'; higher is better' if sign < 0 else ''}]"
     )

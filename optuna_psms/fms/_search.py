@@ -299,16 +299,14 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
                 "no pipeline could be evaluated; errors: " + "; ".join(sorted(errors))[:2000]
             )
         if self.show_progress_bar:  # after the bar's 100 %, the refits can take minutes
-            top = getattr(self, "ensemble_top", None) or 1
-            what = "the chosen pipeline" if top < 2 else f"up to {top} best distinct pipelines"
-            print(
-                f"search done; refitting {what} on {len(objective.y)} rows ...",
-                file=sys.stderr,
-                flush=True,
-            )
+            print(self._progress_line(objective), file=sys.stderr, flush=True)
         best, loss = choose(self, X, y, objective, study)
         self._refit(objective, study, best)
         self.reselect_loss_ = loss
+
+    def _progress_line(self, objective: FullModelObjective) -> str:
+        """The line said on stderr when the search is done (with the progress bar)."""
+        return f"search done; refitting the chosen pipeline on {len(objective.y)} rows ..."
 
     def _refit(
         self, objective: FullModelObjective, study: optuna.Study, best: optuna.trial.FrozenTrial

@@ -36,7 +36,8 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         space: A :class:`~optuna_psms.fms.RegressionSpace` (default: the whole regression
             pool).
         sampler: An Optuna sampler instance, a sampler name or ``None`` (PSOSampler).
-        n_trials: Number of trials (``None``: until ``timeout``).
+        n_trials: Number of trials (``None``: until ``timeout``). Default 100, as
+            :class:`FullModelSelector` and ``optuna-psms select`` (50 until 2026-11-26).
         timeout: Time budget of the search in seconds.
         trial_timeout: Time limit of one trial in seconds (see
             :class:`~optuna_psms.fms.FullModelSelector`).
@@ -109,7 +110,7 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         self,
         space: FullModelSpace | None = None,
         sampler: optuna.samplers.BaseSampler | str | None = None,
-        n_trials: int | None = 50,
+        n_trials: int | None = 100,
         timeout: float | None = None,
         trial_timeout: float | None = None,
         pruner: optuna.pruners.BasePruner | None = None,

@@ -53,11 +53,18 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         space: The search space (default: the whole built-in pool).
         sampler: An Optuna sampler instance, a name accepted by :func:`make_sampler`, or
             ``None`` (PSOSampler), seeded with ``random_state``.
-        n_trials: Number of trials (``None``: until ``timeout``).
+        n_trials: Number of trials (``None``: until ``timeout``). Default 100, the budget
+            of every measured figure (docs/reproductions.md, PSMS; 50 until 2026-11-26: at
+            50 the vote was 0.58 ± 0.42 BER points worse on 26 splits).
         timeout: Time budget of the search in seconds.
         trial_timeout: Time limit of one trial in seconds: a pipeline still fitting then is
             stopped (its folds run in a worker process, which is killed), the trial fails with
-            ``fms:timeout`` and the reason in ``fms:error``, and the search goes on.
+            ``fms:timeout`` and the reason in ``fms:error``, and the search goes on. It bounds
+            the search's trials only: the fits after the search (the ``final_check``'s CV and
+            grid, the refits on all the rows) run in this process without a limit, so a
+            pipeline that finished its trial within the limit can take longer there (more
+            rows per fit, five folds). Pass ``final_check=None`` when the time after the
+            search must stay bounded.
         pruner: An Optuna pruner given each fold's loss (e.g.
             ``optuna.pruners.WilcoxonPruner()``); ``None``: no pruning.
         complexity: ``None``, ``"features"``, ``"model"`` or ``"both"``: also minimise the
@@ -121,7 +128,8 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         n_jobs: Parallel trials (threads, as ``study.optimize(n_jobs=...)``).
         random_state: Seed of the sampler, folds, subsamples and estimators.
         show_progress_bar: Show Optuna's progress bar, and a line on stderr when the search
-            is done and the refit starts.
+            is done saying what runs next: the final check, then the refit of what it keeps;
+            or the refit alone.
         verbose: ``0`` (default): no per-trial log lines, only Optuna's warnings (e.g. a
             failed trial); ``1``: Optuna's INFO line per trial; ``2``: DEBUG. Optuna's
             verbosity is set for the duration of :meth:`fit` and restored afterwards.
@@ -136,9 +144,13 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             (imputer, standard scaler, ``SVC(class_weight="balanced")``, ``C`` x
             ``gamma`` tuned by a 3-fold ``GridSearchCV``); the lower loss wins, a tie goes
             to the vote; ``None``: off (the vote, or the single pipeline, is kept). Skipped,
-            with one logged warning, above 10,000 rows (the SVC's
-            fits grow as ``n**2``). It costs the grid's 60 SVC fits, then
-            ``5 * (ensemble_top + 1)`` fits. :meth:`fit_trial` reuses the study's record
+            with one logged warning saying why (also ``final_check_["skipped"]``), above
+            10,000 search rows (the SVC's fit time grows as the square of the rows) or when
+            the SVC cannot give ``metric`` (``"neg_log_loss"`` needs ``predict_proba``,
+            which the SVC has not); the vote is then kept. It costs the grid's 60 SVC
+            fits, then ``5 * (ensemble_top + 1)`` fits; then only what it keeps is refitted
+            on all the rows. ``trial_timeout`` does not bound these fits (see there).
+            :meth:`fit_trial` reuses the study's record
             (user attr ``fms:final_check``) when the vote is the same, refitting its choice
             on the rows given, else checks on those rows. The default since 2026-11-26, by
             a pre-registered test on 54 held-out splits (docs/full_model_selection.md, "A
@@ -223,7 +235,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         self,
         space: FullModelSpace | None = None,
         sampler: optuna.samplers.BaseSampler | str | None = None,
-        n_trials: int | None = 50,
+        n_trials: int | None = 100,
         timeout: float | None = None,
         trial_timeout: float | None = None,
         pruner: optuna.pruners.BasePruner | None = None,
@@ -291,10 +303,20 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         top = check_ensemble_top(getattr(self, "ensemble_top", None))
         super()._refit(objective, study, best)
         trials = ensemble_trials(study, best, top)
+        searching = getattr(self, "_searching", False)
+        # The check first, then only what it keeps is refitted (not the vote's members for
+        # an SVC that replaces them).
+        record = _final_check.apply(self, objective, study, trials, searching)
+        if record is not None and record["choice"] == "svc":
+            self.ensemble_ = [_final_check.fit_svc(objective, record["svc"])]
+            self.ensemble_trials_ = []
+            return
         self.ensemble_trials_ = trials
         self.ensemble_ = [self.best_pipeline_, *fit_members(objective, trials[1:])]
-        searching = getattr(self, "_searching", False)
-        _final_check.apply(self, objective, study, trials, searching)
+
+    def _progress_line(self, objective: FullModelObjective) -> str:
+        top = getattr(self, "ensemble_top", None) or 1
+        return _final_check.progress_line(objective, top, getattr(self, "final_check", None))
 
     def _members(self) -> list[Any]:
         # Models pickled before ensembles existed have no ensemble_.
