@@ -4,6 +4,7 @@ Ctrl-C that lands between the storage's commit and the recording waits for the r
 from __future__ import annotations
 
 from collections.abc import Iterator
+import concurrent.futures
 import signal
 from typing import Any
 
@@ -119,3 +120,82 @@ def test_a_second_ctrl_c_while_the_storage_creates_the_trial_raises_at_once() ->
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert started.fail_running() == []
     assert [t.state.name for t in study.get_trials()] == ["RUNNING"]
+
+
+# ------------------------------------------- Ctrl-C with study.optimize(n_jobs=2), PSOSampler
+# Optuna runs each trial of n_jobs > 1 in a thread of a ThreadPoolExecutor (one
+# _optimize_sequential of one trial per task); the main thread only submits and waits
+# (concurrent.futures.wait). A real Ctrl-C (SIGINT) is raised in the main thread, in that wait:
+# leaving the executor's `with` block joins the threads, so the trials they run complete. A
+# KeyboardInterrupt inside a trial's objective (a thread) fails that trial, and the main thread
+# raises it when it next collects the task.
+SWARM = 4
+
+
+def _objective(cut_from: int | None) -> Any:
+    def objective(trial: optuna.Trial) -> float:
+        if cut_from is not None and trial.number >= cut_from:
+            raise KeyboardInterrupt  # every trial from cut_from on: the main thread must see one
+        return sum((trial.suggest_float(f"x{i}", -5, 5) - 1.0) ** 2 for i in range(2))
+
+    return objective
+
+
+def _pso_study(url: str) -> optuna.Study:
+    from optuna_psms import PSOSampler
+
+    return optuna.create_study(
+        study_name="cut",
+        storage=open_storage(url),
+        sampler=PSOSampler(swarm_size=SWARM, seed=0),
+        load_if_exists=True,
+    )
+
+
+def _one_swarm(study: optuna.Study) -> None:
+    """Every trial (the failed too) holds one (particle, iteration) slot, none twice, and the
+    slots are the first ones of the swarm's order: the population is consistent."""
+    from optuna_psms import _records
+
+    recs = [_records.load(t.system_attrs) for t in study.get_trials()]
+    assert all(r is not None for r in recs)
+    pairs = sorted((r["g"], r["m"]) for r in recs if r is not None)
+    assert pairs == [(n // SWARM, n % SWARM) for n in range(len(pairs))]
+
+
+@pytest.mark.parametrize("where", ["main thread", "objective"])
+def test_ctrl_c_with_two_jobs_leaves_no_trial_running_and_the_study_resumes(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    from optuna.study import _optimize
+
+    url = f"journal:///{tmp_path}/s.log"
+    study = _pso_study(url)
+    with monkeypatch.context() as patch:
+        if where == "main thread":  # SIGINT in the main thread's 3rd wait: 4 trials submitted
+            real = concurrent.futures.wait  # what _optimize imported
+            calls: list[int] = []
+
+            def wait(*args: Any, **kwargs: Any) -> Any:
+                calls.append(1)
+                if len(calls) == 3:
+                    raise KeyboardInterrupt
+                return real(*args, **kwargs)
+
+            patch.setattr(_optimize, "wait", wait)
+        with pytest.raises(KeyboardInterrupt):
+            study.optimize(_objective(3 if where == "objective" else None), n_trials=20, n_jobs=2)
+    states = [t.state.name for t in study.get_trials()]
+    if where == "main thread":
+        assert states == ["COMPLETE"] * 4  # the threads finished the trials they had begun
+    else:  # trials 0-2 complete; 3 (and 4, if a thread began it) failed by Optuna
+        assert states[:3] == ["COMPLETE"] * 3 and set(states[3:]) == {"FAIL"}
+    _one_swarm(study)
+    # A fresh sampler on the same study continues it: the numbers go on, one swarm.
+    again = _pso_study(url)
+    again.optimize(_objective(None), n_trials=6, n_jobs=2)
+    trials = again.get_trials()
+    assert [t.number for t in trials] == list(range(len(states) + 6))
+    assert [t.state.name for t in trials[: len(states)]] == states  # kept as they were
+    assert all(t.state.name == "COMPLETE" for t in trials[len(states) :])
+    _one_swarm(again)
