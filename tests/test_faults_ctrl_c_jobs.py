@@ -3,7 +3,7 @@
 Optuna runs each trial of ``n_jobs > 1`` in a thread of a ``ThreadPoolExecutor``; the main
 thread only submits trials and waits for them (``concurrent.futures.wait`` in
 ``optuna/study/_optimize.py``). A real Ctrl-C (SIGINT) is raised in the main thread, so the
-tests raise it there, in that wait: leaving the executor's ``with`` block joins the threads,
+tests raise it there, in that loop: leaving the executor's ``with`` block joins the threads,
 and the trials they had begun complete. A second Ctrl-C during that join leaves the threads
 running: ``select`` fails the trials they run (``fms:interrupted``), and a thread that ends
 its trial later cannot change it. A KeyboardInterrupt inside an objective (a thread, not
@@ -64,16 +64,19 @@ def test_select_two_jobs_ctrl_c_lets_the_begun_trials_complete(
     monkeypatch.chdir(tmp_path)
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
-    calls: list[int] = []
+    submitted: list[int] = []
 
-    def wait(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        if len(calls) == 2:  # the Ctrl-C: the main thread's 2nd wait, 3 trials submitted
-            raise KeyboardInterrupt
-        return concurrent.futures.wait(*args, **kwargs)
+    class Executor(concurrent.futures.ThreadPoolExecutor):
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            # The Ctrl-C, in the main thread's loop once 3 trials are submitted (at a submit:
+            # how many trials a wait collects, hence submits after it, depends on the threads).
+            if len(submitted) == 3:
+                raise KeyboardInterrupt
+            submitted.append(1)
+            return super().submit(*args, **kwargs)
 
     with monkeypatch.context() as patch:
-        patch.setattr(_optimize, "wait", wait)
+        patch.setattr(_optimize, "ThreadPoolExecutor", Executor)
         code, out, err = _run(_argv(tmp_path, db, 50), capsys)
     assert code == 130, err
     assert "optuna-psms: interrupted; study 'cut' is kept" in err

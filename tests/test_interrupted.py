@@ -125,10 +125,11 @@ def test_a_second_ctrl_c_while_the_storage_creates_the_trial_raises_at_once() ->
 # ------------------------------------------- Ctrl-C with study.optimize(n_jobs=2), PSOSampler
 # Optuna runs each trial of n_jobs > 1 in a thread of a ThreadPoolExecutor (one
 # _optimize_sequential of one trial per task); the main thread only submits and waits
-# (concurrent.futures.wait). A real Ctrl-C (SIGINT) is raised in the main thread, in that wait:
-# leaving the executor's `with` block joins the threads, so the trials they run complete. A
-# KeyboardInterrupt inside a trial's objective (a thread) fails that trial, and the main thread
-# raises it when it next collects the task.
+# (concurrent.futures.wait). A real Ctrl-C (SIGINT) is raised in the main thread, in that loop
+# (the test raises it at a submit, not at a wait: how many trials a wait collects depends on
+# the threads): leaving the executor's `with` block joins the threads, so the trials they run
+# complete. A KeyboardInterrupt inside a trial's objective (a thread) fails that trial, and
+# the main thread raises it when it next collects the task.
 SWARM = 4
 
 
@@ -172,17 +173,17 @@ def test_ctrl_c_with_two_jobs_leaves_no_trial_running_and_the_study_resumes(
     url = f"journal:///{tmp_path}/s.log"
     study = _pso_study(url)
     with monkeypatch.context() as patch:
-        if where == "main thread":  # SIGINT in the main thread's 3rd wait: 4 trials submitted
-            real = concurrent.futures.wait  # what _optimize imported
-            calls: list[int] = []
+        if where == "main thread":  # the Ctrl-C, in the main thread's loop, at its 5th submit
+            submitted: list[int] = []
 
-            def wait(*args: Any, **kwargs: Any) -> Any:
-                calls.append(1)
-                if len(calls) == 3:
-                    raise KeyboardInterrupt
-                return real(*args, **kwargs)
+            class Executor(concurrent.futures.ThreadPoolExecutor):
+                def submit(self, *args: Any, **kwargs: Any) -> Any:
+                    if len(submitted) == 4:
+                        raise KeyboardInterrupt
+                    submitted.append(1)
+                    return super().submit(*args, **kwargs)
 
-            patch.setattr(_optimize, "wait", wait)
+            patch.setattr(_optimize, "ThreadPoolExecutor", Executor)
         with pytest.raises(KeyboardInterrupt):
             study.optimize(_objective(3 if where == "objective" else None), n_trials=20, n_jobs=2)
     states = [t.state.name for t in study.get_trials()]
