@@ -200,3 +200,18 @@ def test_ctrl_c_with_two_jobs_leaves_no_trial_running_and_the_study_resumes(
     assert [t.state.name for t in trials[: len(states)]] == states  # kept as they were
     assert all(t.state.name == "COMPLETE" for t in trials[len(states) :])
     _one_swarm(again)
+
+
+def test_the_documented_recipe_fails_a_stale_running_trial(tmp_path: Any) -> None:
+    # docs/deployment.md, "A trial a Ctrl-C left RUNNING": Optuna's public API, from another
+    # process's view of the study (a fresh load), fails a trial left RUNNING.
+    url = f"sqlite:///{tmp_path}/s.db"
+    left = optuna.create_study(study_name="NAME", storage=url)
+    left.enqueue_trial({"x": 1.0})
+    assert left.ask().number == 0  # what a second Ctrl-C could leave
+    study = optuna.load_study(study_name="NAME", storage=url)
+    running = study.get_trials(states=[optuna.trial.TrialState.RUNNING])
+    assert [t.number for t in running] == [0] and running[0].datetime_start is not None
+    study.tell(0, state=optuna.trial.TrialState.FAIL, skip_if_finished=True)
+    study.tell(0, state=optuna.trial.TrialState.FAIL, skip_if_finished=True)  # harmless again
+    assert [t.state.name for t in study.get_trials()] == ["FAIL"]
