@@ -36,13 +36,10 @@ def _states(db: str) -> list[str]:
 
 
 def _argv(tmp_path: Any, db: str, n_trials: int) -> list[str]:
-    # --initial-pipelines none: on SQLite two threads can both take the one enqueued trial
-    # (Optuna's RDB storage has no row lock there, optuna/optuna#4002): one of the two trials
-    # asked is then lost, and the counts below would depend on the threads' interleaving.
     return [
         *_select_argv(tmp_path, "--storage", db, "--study-name", "cut"),
         *("--sampler", "pso", "--n-jobs", "2", "--n-trials", str(n_trials)),
-        *("--test-size", "0", "--ensemble-top", "1", "--initial-pipelines", "none"),
+        *("--test-size", "0", "--ensemble-top", "1"),
     ]
 
 
@@ -164,7 +161,6 @@ def test_selector_two_jobs_ctrl_c_in_trials_then_it_resumes(
             final_check=None,
             space=FullModelSpace(classifiers=["naive_bayes"], selectors=["none"]),
             sampler="pso",
-            initial_pipelines=None,
             n_trials=n_trials,
             n_jobs=2,
             storage=db,
