@@ -161,6 +161,7 @@ def test_selector_two_jobs_ctrl_c_in_trials_then_it_resumes(
             final_check=None,
             space=FullModelSpace(classifiers=["naive_bayes"], selectors=["none"]),
             sampler="pso",
+            initial_pipelines=None,  # a shorter test; the select tests above run them
             n_trials=n_trials,
             n_jobs=2,
             storage=db,
