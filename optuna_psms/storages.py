@@ -185,12 +185,16 @@ def _schema_race(exc: BaseException) -> bool:
 
 
 def _open_rdb(sql: str, engine: dict[str, Any]) -> optuna.storages.RDBStorage:
-    """``RDBStorage(sql)``, retried while a concurrent schema set-up collides with ours."""
+    """``RDBStorage(sql)``, retried while a concurrent schema set-up collides with ours; on
+    SQLite, one whose threads take an enqueued trial one at a time (``_compat._sqlite``)."""
     import optuna
 
+    from optuna_psms._compat._sqlite import SQLiteStorage
+
+    kind = SQLiteStorage if sql.lower().startswith("sqlite") else optuna.storages.RDBStorage
     for attempt in range(SCHEMA_ATTEMPTS):
         try:
-            return optuna.storages.RDBStorage(sql, engine_kwargs=engine)
+            return kind(sql, engine_kwargs=engine)
         except Exception as exc:
             if attempt == SCHEMA_ATTEMPTS - 1 or not _schema_race(exc):
                 raise

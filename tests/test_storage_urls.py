@@ -15,6 +15,7 @@ from optuna.storages.journal import JournalRedisBackend
 import pytest
 
 from optuna_psms import storages
+from optuna_psms._compat import _sqlite
 from optuna_psms.storages import MissingDriverError
 from optuna_psms.storages import open_storage
 from optuna_psms.storages import StorageURLError
@@ -358,6 +359,7 @@ def test_only_a_schema_collision_is_retried(monkeypatch: Any) -> None:
 
     monkeypatch.setattr(storages, "_sleep", lambda seconds: None)
     monkeypatch.setattr(optuna.storages, "RDBStorage", flaky)
+    monkeypatch.setattr(_sqlite, "SQLiteStorage", flaky)  # what a sqlite:// URL opens
     # The patched RDBStorage returns a string, not a storage.
     assert open_storage("sqlite:///x.db") == "opened"  # type: ignore[comparison-overlap]
     assert len(calls) == 3
@@ -369,6 +371,7 @@ def test_only_a_schema_collision_is_retried(monkeypatch: Any) -> None:
         raise refused
 
     monkeypatch.setattr(optuna.storages, "RDBStorage", unreachable)
+    monkeypatch.setattr(_sqlite, "SQLiteStorage", unreachable)
     with pytest.raises(sa_exc.OperationalError):
         open_storage("sqlite:///x.db")
     assert len(calls) == 1  # an unreachable server fails at once, not after retries

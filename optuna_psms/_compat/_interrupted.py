@@ -11,6 +11,12 @@ storage or takes from its queue of enqueued ones; after the interrupt,
 :meth:`StartedTrials.fail_running` fails those still ``RUNNING``, with the user attr
 ``fms:interrupted = True``. Other workers' trials are never touched.
 
+A Ctrl-C that lands between the storage's commit of a trial and the recording of its id is
+held until the id is recorded, then raised (:func:`_ctrl_c_held`), so no such trial escapes.
+What is left: a *second* Ctrl-C during that same storage call raises at once (a storage that
+hangs must stay interruptible), and the trial it was creating may stay ``RUNNING``
+(``docs/deployment.md``, "A trial a Ctrl-C left RUNNING", says what to do); so does a kill.
+
 It wraps the storage's trial-creating methods, one of them private (``_create_new_trial``,
 which Optuna's cache over an RDB storage calls), and reads a frozen trial's id: Optuna
 internals, hence here in :mod:`optuna_psms._compat`; it is tested on the oldest supported
@@ -19,6 +25,10 @@ Optuna too (``tests/test_interrupted.py``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+import signal
+import threading
 from types import TracebackType
 from typing import Any
 from typing import TYPE_CHECKING
@@ -50,6 +60,46 @@ def cut_by_ctrl_c(exc: BaseException) -> bool:
         seen.add(id(cause))
         cause = cause.__context__
     return False
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold a Ctrl-C (SIGINT) that arrives inside the block until the block ends.
+
+    The storage call that creates a trial and the line that records its id are one step for a
+    Ctrl-C: one that lands between the storage's commit and the recording is raised after the
+    recording, so :meth:`StartedTrials.fail_running` finds the trial. A second Ctrl-C inside
+    the block is not held (a storage that hangs stays interruptible): it raises at once, and
+    the trial being created, if the storage created it, is left ``RUNNING``.
+
+    Python runs signal handlers in the main thread only, and a handler can be set there only:
+    elsewhere (the threads of ``study.optimize(n_jobs=...)``) no Ctrl-C can land, and nothing
+    is held. Nothing is held either when the SIGINT handler is not a Python function (ignored,
+    or set outside Python), or inside an enclosing hold.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous) or getattr(previous, "_psms_hold", False):
+        yield
+        return
+    held: list[Any] = []
+
+    def hold(signum: int, frame: Any) -> None:
+        if held:  # the second Ctrl-C: the user insists
+            previous(signum, frame)
+        else:
+            held.append(frame)
+
+    hold._psms_hold = True  # type: ignore[attr-defined]
+    signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            previous(signal.SIGINT, held[0])
 
 
 class StartedTrials:
@@ -101,18 +151,22 @@ class StartedTrials:
             setattr(storage, name, wrapper(getattr(storage, name)))
             self._replaced.append(name)
 
+        # Each storage call and the recording of its trial run with a Ctrl-C held, so that
+        # none lands between the storage's commit and the recording (_ctrl_c_held).
         def create_new_trial(original: Any) -> Any:
             def create(*args: Any, **kwargs: Any) -> Any:
-                trial_id = original(*args, **kwargs)
-                started.add(int(trial_id))
+                with _ctrl_c_held():
+                    trial_id = original(*args, **kwargs)
+                    started.add(int(trial_id))
                 return trial_id
 
             return create
 
         def create_frozen(original: Any) -> Any:
             def create(*args: Any, **kwargs: Any) -> Any:
-                frozen = original(*args, **kwargs)
-                started.add(int(frozen._trial_id))
+                with _ctrl_c_held():
+                    frozen = original(*args, **kwargs)
+                    started.add(int(frozen._trial_id))
                 return frozen
 
             return create
@@ -121,9 +175,10 @@ class StartedTrials:
             def set_trial_state_values(
                 trial_id: int, state: TrialState, values: Any = None
             ) -> bool:
-                taken = bool(original(trial_id, state=state, values=values))
-                if taken and state == TrialState.RUNNING:  # an enqueued trial, now ours
-                    started.add(int(trial_id))
+                with _ctrl_c_held():
+                    taken = bool(original(trial_id, state=state, values=values))
+                    if taken and state == TrialState.RUNNING:  # an enqueued trial, now ours
+                        started.add(int(trial_id))
                 return taken
 
             return set_trial_state_values
