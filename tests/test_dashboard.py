@@ -248,6 +248,9 @@ def test_chromium_shows_the_published_figures_and_the_note(tmp_path: Path) -> No
         note = shots.render(
             chromium, f"{base}/dashboard/studies/{study_id}/note", budget_ms=10_000
         )
+        trial = shots.render(
+            chromium, f"{base}/dashboard/studies/{study_id}/trials?numbers=0", budget_ms=10_000
+        )
     for graph_id in visualization.FIGURES:
         # plotly.js has drawn into the dashboard's box for the figure.
         assert "js-plotly-plot" in _tag(page, f"user-defined-plot:{graph_id}"), graph_id
@@ -260,3 +263,6 @@ def test_chromium_shows_the_published_figures_and_the_note(tmp_path: Path) -> No
         assert title in page
     assert "optuna-psms: PSOSampler</h2>" in note
     assert "Particle swarm optimisation" in note
+    # The trial page lists the parameters as stored: the model first (docs/dashboard.md).
+    assert trial.index(">clf:method ") < trial.index(">pre:normalize ")
+    assert trial.index(">fms:pipeline ") < trial.index(">psms:iteration ")
