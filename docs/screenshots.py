@@ -8,8 +8,10 @@ Usage (headless Chromium from the distribution: ``apt-get install chromium``)::
 It serves the storage with optuna-dashboard's WSGI app in this process, points headless
 Chromium at the study's pages and writes one PNG per page (``dashboard-study.png``: the
 history, importance and the figures of :func:`optuna_psms.visualization.publish`;
-``dashboard-note.png``: the sampler's note; ``dashboard-trials.png``: the trials with the
-``psms:*`` attrs), the files ``docs/dashboard.md`` shows. The helpers
+``dashboard-note.png``: the sampler's note; ``dashboard-trials.png``: the trial list on
+the first trial the sampler proposed, with its ``psms:*`` attrs; ``dashboard-trial-mask.png``:
+the first trial with the joint feature mask, if any), the files ``docs/dashboard.md``
+shows. The helpers
 (:func:`find_chromium`, :func:`serve`, :func:`render`) are also used by
 ``tests/test_dashboard_browser.py``.
 """
@@ -45,6 +47,12 @@ FLAGS = (
 )
 #: The pages shot, by file name: path under /dashboard/studies/<id>.
 PAGES = {"study": "", "note": "/note", "trials": "/trials"}
+#: The trial pages shot (``/trials?numbers=N``), by file name: which trial (see
+#: :func:`trial_pages`).
+TRIAL_PAGES = {
+    "trials": "the first trial the sampler proposed",
+    "trial-mask": "the first trial with the joint feature mask",
+}
 
 
 def find_chromium() -> str | None:
@@ -123,10 +131,14 @@ def render(
     return dom.stdout
 
 
-def make_study(storage_url: str, study_name: str, n_trials: int) -> None:
-    """Run ``optuna-psms select`` (PSO, breast cancer, 2-fold CV) into ``storage_url``."""
+def make_study(
+    storage_url: str, study_name: str, n_trials: int, selectors: str | None = None
+) -> None:
+    """Run ``optuna-psms select`` (PSO, breast cancer, 2-fold CV) into ``storage_url``;
+    ``selectors`` is its ``--selectors`` (default: all)."""
     from optuna_psms.cli import main
 
+    extra = [] if selectors is None else ["--selectors", selectors]
     with tempfile.TemporaryDirectory() as tmp:
         code = main(
             [
@@ -146,10 +158,28 @@ def make_study(storage_url: str, study_name: str, n_trials: int) -> None:
                 "--output",
                 str(Path(tmp) / "model.joblib"),
                 "--no-progress-bar",
+                *extra,
             ]
         )
     if code != 0:
         raise RuntimeError(f"optuna-psms select exited with {code}")
+
+
+def trial_pages(storage_url: str, study_name: str) -> dict[str, str]:
+    """The trial-page paths of :data:`TRIAL_PAGES` that the study has.
+
+    ``trials`` selects the first trial the sampler proposed (the list opens on trial 0, an
+    initial pipeline, whose seventh user attr ``fms:initial`` pushes ``psms:particle`` below
+    the box); ``trial-mask`` the first trial whose feature selector is the joint mask.
+    """
+    import optuna
+
+    trials = optuna.load_study(study_name=study_name, storage=storage_url).trials
+    found = {
+        "trials": next((t for t in trials if "fms:initial" not in t.user_attrs), None),
+        "trial-mask": next((t for t in trials if t.params.get("fs:method") == "mask"), None),
+    }
+    return {name: f"/trials?numbers={t.number}" for name, t in found.items() if t is not None}
 
 
 def study_id(storage_url: str, study_name: str) -> int:
@@ -165,19 +195,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--storage", help="storage URL (default: a fresh study in a temp dir)")
     parser.add_argument("--study", default="screenshots", help="study name")
     parser.add_argument("--n-trials", type=int, default=12, help="trials of the fresh study")
+    parser.add_argument(
+        "--selectors",
+        default=None,
+        help="--selectors of the fresh study (e.g. none,mask,ftest for a joint-mask trial)",
+    )
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "img" / "dashboard")
+    parser.add_argument(
+        "--pages",
+        default=None,
+        metavar="A,B",
+        help="shoot only these pages (study, note, trials, trial-mask; default: all found)",
+    )
     args = parser.parse_args(argv)
+    wanted = None if args.pages is None else args.pages.split(",")
+    unknown = [n for n in wanted or [] if n not in {*PAGES, *TRIAL_PAGES}]
+    if unknown:
+        parser.error(f"--pages: unknown page {unknown[0]!r}")
     chromium = find_chromium()
     if chromium is None:
         parser.error("no Chromium on PATH (apt-get install chromium)")
     with tempfile.TemporaryDirectory() as tmp:
         storage = args.storage or f"sqlite:///{tmp}/screenshots.db"
         if args.storage is None:
-            make_study(storage, args.study, args.n_trials)
+            make_study(storage, args.study, args.n_trials, args.selectors)
         sid = study_id(storage, args.study)
+        pages = {**PAGES, **trial_pages(storage, args.study)}
+        if wanted is not None:
+            missing = [n for n in wanted if n not in pages]
+            if missing:
+                parser.error(f"--pages: the study has no trial for {missing[0]!r}")
+            pages = {n: pages[n] for n in wanted}
         args.out.mkdir(parents=True, exist_ok=True)
         with serve(storage) as base:
-            for name, page in PAGES.items():
+            for name, page in pages.items():
                 path = args.out / f"dashboard-{name}.png"
                 size = (1400, 2900) if name == "study" else (1400, 1000)
                 url = f"{base}/dashboard/studies/{sid}{page}"

@@ -106,6 +106,7 @@ _Done = weakref.WeakKeyDictionary[Any, set[int]]  # storage -> study ids
 # sampler -> storage -> studies already written by this process (weak: no id reuse).
 _written: weakref.WeakKeyDictionary[BaseSampler, _Done] = weakref.WeakKeyDictionary()
 _named: _Done = weakref.WeakKeyDictionary()
+_study_attrs: dict[str, _Done] = {}  # study user attr key -> studies it was written to
 _strong: dict[tuple[int, int], tuple[Any, set[int]]] = {}
 _lock = threading.Lock()
 
@@ -300,3 +301,26 @@ def name_metric(trial: Any, metric: str) -> None:
                 study.set_metric_names([label])
     except Exception:
         _logger.exception("Could not name the study's objective.")
+
+
+def study_attr_once(trial: Any, key: str, value: Any) -> None:
+    """Set the user attr ``key`` of ``trial``'s study to ``value``, once per study and process.
+
+    For a fact that is the same for every trial of a study (the rule of the joint feature
+    mask): the dashboard shows it once, under *Study User Attributes*, instead of as one more
+    line of every trial's user attrs (the trial page shows about six). Other workers may
+    write the same value; an unchanged value is not written again. A trial without a study
+    (``FixedTrial``) is ignored; a failure is logged, never raised.
+    """
+    study = getattr(trial, "study", None)
+    if not isinstance(study, Study):
+        return
+    try:
+        with _lock:
+            done = _study_attrs.setdefault(key, weakref.WeakKeyDictionary())
+        if _seen_before(done, study):
+            return
+        if study.user_attrs.get(key) != value:
+            study.set_user_attr(key, value)
+    except Exception:
+        _logger.exception("Could not write the study attr %s.", key)

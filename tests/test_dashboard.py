@@ -195,6 +195,26 @@ def test_study_info_is_read_once_per_study() -> None:
     assert first >= 1 and len(calls) == first
 
 
+def test_a_study_attr_is_written_once_per_study_and_never_from_a_fixed_trial() -> None:
+    storage = optuna.storages.InMemoryStorage()
+    writes = []
+    original = storage.set_study_user_attr
+
+    def counting(study_id: int, key: str, value: Any) -> None:
+        writes.append((study_id, key))
+        original(study_id, key, value)
+
+    storage.set_study_user_attr = counting  # type: ignore[method-assign]
+    study = optuna.create_study(storage=storage)
+    other = optuna.create_study(storage=storage)
+    for _ in range(3):
+        _study_info.study_attr_once(study.ask(), "fms:mask_rule", "rule")
+    _study_info.study_attr_once(other.ask(), "fms:mask_rule", "rule")
+    _study_info.study_attr_once(optuna.trial.FixedTrial({}), "fms:mask_rule", "ignored")
+    assert study.user_attrs == other.user_attrs == {"fms:mask_rule": "rule"}
+    assert writes == [(study._study_id, "fms:mask_rule"), (other._study_id, "fms:mask_rule")]
+
+
 def _screenshots() -> Any:
     """docs/screenshots.py, whose helpers drive headless Chromium."""
     path = Path(__file__).resolve().parent.parent / "docs" / "screenshots.py"
@@ -228,6 +248,9 @@ def test_chromium_shows_the_published_figures_and_the_note(tmp_path: Path) -> No
         note = shots.render(
             chromium, f"{base}/dashboard/studies/{study_id}/note", budget_ms=10_000
         )
+        trial = shots.render(
+            chromium, f"{base}/dashboard/studies/{study_id}/trials?numbers=0", budget_ms=10_000
+        )
     for graph_id in visualization.FIGURES:
         # plotly.js has drawn into the dashboard's box for the figure.
         assert "js-plotly-plot" in _tag(page, f"user-defined-plot:{graph_id}"), graph_id
@@ -240,3 +263,6 @@ def test_chromium_shows_the_published_figures_and_the_note(tmp_path: Path) -> No
         assert title in page
     assert "optuna-psms: PSOSampler</h2>" in note
     assert "Particle swarm optimisation" in note
+    # The trial page lists the parameters as stored: the model first (docs/dashboard.md).
+    assert trial.index(">clf:method ") < trial.index(">pre:normalize ")
+    assert trial.index(">fms:pipeline ") < trial.index(">psms:iteration ")

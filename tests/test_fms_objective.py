@@ -160,7 +160,9 @@ def test_trial_user_attrs(cancer: Any) -> None:
     assert attrs["fms:n_features"] == 6  # round(0.2 * 30)
     assert attrs["fms:fit_time"] > 0
     assert "fms:n_samples" not in attrs and "fms:model_size" not in attrs  # see below
-    assert second.user_attrs["fms:mask_rule"].startswith("per-feature: 30 parameters")
+    # The mask's rule is the study's, once, not one more attr of every mask trial.
+    assert study.user_attrs["fms:mask_rule"].startswith("per-feature: 30 parameters")
+    assert set(second.user_attrs) == set(attrs)
     n_kept = sum(v for k, v in second.params.items() if k.startswith("fs:mask:"))
     assert second.user_attrs["fms:n_features"] == n_kept
 
@@ -177,7 +179,7 @@ def test_high_dimensional_mask_works_with_tpe() -> None:
     assert all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
     trial = study.trials[-1]
     assert len([p for p in trial.params if p.startswith("fs:mask:")]) == 100
-    assert "100 contiguous blocks" in trial.user_attrs["fms:mask_rule"]
+    assert "100 contiguous blocks" in study.user_attrs["fms:mask_rule"]
 
 
 # -------------------------------------------------------------------------- metrics
@@ -293,7 +295,7 @@ def test_build_pipeline_replays_params(cancer: Any) -> None:
     assert pipe.predict(objective.X).shape == (200,)
 
 
-def test_a_plain_trial_shows_its_pipeline_and_psms_attrs_in_the_dashboard_box(
+def test_a_plain_or_mask_trial_shows_its_pipeline_and_psms_attrs_in_the_dashboard_box(
     cancer: Any, tmp_path: Any
 ) -> None:
     # optuna-dashboard lists a trial's user attrs in the storage's order, in a box six lines
@@ -308,15 +310,23 @@ def test_a_plain_trial_shows_its_pipeline_and_psms_attrs_in_the_dashboard_box(
     objective = make_objective(*cancer, space=space, random_state=0)
     study = optuna.create_study(storage=url, sampler=PSOSampler(seed=0))
     study.optimize(objective, n_trials=6)
-    trials = optuna.load_study(study_name=study.study_name, storage=url).trials
+    loaded = optuna.load_study(study_name=study.study_name, storage=url)
+    trials = loaded.trials
     plain = [t for t in trials if t.params["fs:method"] != "mask"]
     assert plain and len(plain) < len(trials)
     for trial in trials:
         keys = list(trial.user_attrs)
         assert keys == sorted(keys)  # the order the dashboard gets from SQLite
-        assert "fms:pipeline" in keys[:6]  # a mask trial adds fms:mask_rule, before it
-        if trial in plain:
-            assert {"psms:iteration", "psms:particle"} <= set(keys[:6])
+        # A mask trial too: its rule is a study attr (it sorted before psms:particle).
+        assert keys == [
+            "fms:fit_time",
+            "fms:fold_scores",
+            "fms:n_features",
+            "fms:pipeline",
+            "psms:iteration",
+            "psms:particle",
+        ]
+    assert loaded.user_attrs["fms:mask_rule"].startswith("per-feature: 30 parameters")
     # With complexity= the model size is kept: it is what the complexity term measures.
     objective = make_objective(*cancer, space=FAST, random_state=0, complexity="model")
     study = optuna.create_study(directions=["minimize", "minimize"])

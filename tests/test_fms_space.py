@@ -166,6 +166,52 @@ def test_parameter_names_and_conditionality() -> None:
     assert "svc(C=" in spec.describe() and "ftest(fmax_frac=" in spec.describe()
 
 
+def test_the_model_is_the_first_parameter_a_trial_stores(tmp_path: Any) -> None:
+    # optuna-dashboard's trial page lists the parameters in the storage's order (suggestion
+    # order) in a box about six lines high: clf:method was below it in every mask trial.
+    from optuna_psms.fms import make_objective
+
+    X, y = _small("binary")
+    space = FullModelSpace(classifiers=["svc", "naive_bayes"], selectors=["none", "mask"])
+    url = f"sqlite:///{tmp_path / 'order.db'}"
+    study = optuna.create_study(storage=url)
+    study.enqueue_trial({"clf:method": "svc", "fs:method": "mask", "pre:standardize": True})
+    study.optimize(make_objective(X, y, space=space, random_state=0), n_trials=1)
+    (trial,) = optuna.load_study(study_name=study.study_name, storage=url).trials
+    keys = list(trial.params)
+    assert keys[:3] == ["clf:method", "clf:svc:C", "clf:svc:kernel"]
+    assert keys.index("pre:standardize") > keys.index("clf:svc:kernel")
+    assert len([k for k in keys if k.startswith("fs:mask:")]) == X.shape[1]
+
+
+def test_the_order_of_suggestions_changes_no_population_sampler_proposal() -> None:
+    # The samplers of this package key each draw by parameter name (the reason suggesting
+    # the model first changed none of their proposals).
+    from tests.samplers import make
+    from tests.samplers import SAMPLERS
+
+    def objective(order: list[str]) -> Any:
+        def f(trial: optuna.Trial) -> float:
+            x = {}
+            for name in order:
+                if name == "kind":
+                    x[name] = float(trial.suggest_categorical(name, ["a", "b"]) == "a")
+                else:
+                    x[name] = trial.suggest_float(name, -1.0, 1.0)
+            return x["u"] ** 2 + (x["v"] - 0.3) ** 2 + x["kind"]
+
+        return f
+
+    names = ["u", "v", "kind"]
+    for sampler in SAMPLERS:
+        runs = []
+        for order in (names, names[::-1]):
+            study = optuna.create_study(sampler=make(sampler, seed=0))
+            study.optimize(objective(order), n_trials=12)
+            runs.append([t.params for t in study.trials])
+        assert runs[0] == runs[1], sampler
+
+
 def test_logistic_reads_as_plain_logistic_regression_with_the_linear_kernel() -> None:
     # "logistic(C=1, kernel=linear)" read oddly (a user's trial, 26 Nov 2026): the linear
     # kernel is plain logistic regression; the others put a Nystroem map first and say so.

@@ -42,6 +42,11 @@ _logger = optuna.logging.get_logger(__name__)
 INTERRUPTED = _INTERRUPTED_ATTR
 #: The reason :func:`failure_reason` gives a trial Ctrl-C cut (user attr :data:`INTERRUPTED`).
 INTERRUPTED_REASON = "interrupted (Ctrl-C)"
+#: Study user attr: how the ``fs:mask:*`` parameters of the joint mask map to features
+#: (:func:`~optuna_psms.fms.space.mask_rule`), written when the first mask trial runs. Until
+#: 26 Nov 2026 it was a user attr of every mask trial, where it pushed ``psms:particle`` out
+#: of optuna-dashboard's trial page.
+MASK_RULE_ATTR = "fms:mask_rule"
 
 
 def failure_reason(user_attrs: Mapping[str, Any]) -> str:
@@ -254,7 +259,9 @@ class FullModelObjective:
         spec = self.space.suggest(trial, self.context)
         trial.set_user_attr("fms:pipeline", spec.describe())
         if spec.selector is not None and spec.selector[0].name == "mask":
-            trial.set_user_attr("fms:mask_rule", mask_rule(self.context))
+            # The same for every trial of the study: a study attr, so that a mask trial has
+            # no more user attrs than a plain one (see _record).
+            _study_info.study_attr_once(trial, MASK_RULE_ATTR, mask_rule(self.context))
         number = getattr(trial, "number", 0)
         reports = self._reports(trial)
         start = time.perf_counter()
@@ -359,9 +366,11 @@ def make_objective(
     ``fms:pipeline`` (one-line description), ``fms:fold_scores``, ``fms:n_features``
     (features reaching the model), ``fms:fit_time`` (seconds), with ``complexity=``
     ``fms:model_size`` (see :func:`~optuna_psms.fms.metrics.model_size`) and
-    ``fms:complexity``, and, for the joint mask, ``fms:mask_rule``. A pipeline that raises while
-    fitting or scoring makes the objective return ``nan``: Optuna marks that trial FAIL,
-    the reason is in ``fms:error``, and the study goes on.
+    ``fms:complexity``. The rule of the joint mask (which feature each ``fs:mask:*``
+    parameter keeps) is the same for every trial: it is the study user attr
+    ``fms:mask_rule``. A pipeline that raises while fitting or scoring makes the objective
+    return ``nan``: Optuna marks that trial FAIL, the reason is in ``fms:error``, and the
+    study goes on.
 
     **Pruning.** With ``enable_pruning=True``, in a single-objective study, each fold's loss
     is passed to ``trial.report(loss, step=fold)``; when ``trial.should_prune()`` says so the

@@ -715,7 +715,26 @@ class FullModelSpace:
         )
 
     def suggest(self, trial: optuna.trial.BaseTrial, context: SpaceContext) -> PipelineSpec:
-        """Sample a full model with ``trial`` (or replay one with a ``FixedTrial``)."""
+        """Sample a full model with ``trial`` (or replay one with a ``FixedTrial``).
+
+        The classifier (or regressor) is suggested first, then the preprocessors, the
+        selector and the threshold step. Optuna stores a trial's parameters in the order
+        they were suggested and optuna-dashboard's trial page lists them in that order in a
+        box about six lines high, so ``clf:method`` and its hyperparameters come first there
+        (suggested after the preprocessors and the selector, they were below the box in
+        every joint-mask trial). The samplers of this package key every draw by parameter
+        name, so the order changes none of their proposals; samplers that draw parameters
+        one after another from one random stream (Optuna's ``RandomSampler`` and
+        ``TPESampler``) draw them in this order since 26 Nov 2026.
+        """
+        names = self.classifier_names
+        prefix = self.model_prefix
+        clf_name = (
+            names[0] if len(names) == 1 else trial.suggest_categorical(f"{prefix}:method", names)
+        )
+        model = next(c for c in self.classifiers if c.name == clf_name)
+        clf_params = dict(model.suggest(ComponentTrial(trial, f"{prefix}:{model.name}:", context)))
+
         pre: list[tuple[Component, Params]] = []
         for comp in self.preprocessors:
             if trial.suggest_categorical(f"pre:{comp.name}", [False, True]):
@@ -736,18 +755,10 @@ class FullModelSpace:
         if pre and selector is not None:
             before = bool(trial.suggest_categorical("pre:before_fs", [False, True]))
 
-        names = self.classifier_names
-        prefix = self.model_prefix
-        clf_name = (
-            names[0] if len(names) == 1 else trial.suggest_categorical(f"{prefix}:method", names)
-        )
-        comp = next(c for c in self.classifiers if c.name == clf_name)
-        clf_params = dict(comp.suggest(ComponentTrial(trial, f"{prefix}:{comp.name}:", context)))
-
         bias = False
         if self.bias and self.task == "classification" and context.n_classes == 2:
             bias = bool(trial.suggest_categorical("post:bias", [False, True]))
-        return PipelineSpec(tuple(pre), selector, (comp, clf_params), before, bias)
+        return PipelineSpec(tuple(pre), selector, (model, clf_params), before, bias)
 
     def build(self, spec: PipelineSpec) -> Pipeline:
         """An unfitted scikit-learn ``Pipeline`` for ``spec``."""
