@@ -47,6 +47,31 @@ def test_only_the_trials_started_inside_are_failed(tmp_path: Any, kind: str) -> 
     assert started.fail_running() == []  # nothing left to fail
 
 
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "journal"])
+def test_in_progress_counts_the_trials_begun_and_not_ended(tmp_path: Any, kind: str) -> None:
+    storage: Any = optuna.storages.InMemoryStorage()
+    if kind != "memory":
+        storage = open_storage(
+            f"sqlite:///{tmp_path}/s.db" if kind == "sqlite" else f"journal:///{tmp_path}/s.log"
+        )
+    study = optuna.create_study(storage=storage, sampler=optuna.samplers.RandomSampler(seed=0))
+    study.ask()  # another worker's: not counted
+    with StartedTrials(storage) as started:
+        study.enqueue_trial({"x": 0.5})  # WAITING: not in progress
+        assert started.in_progress() == 0
+        taken = study.ask()  # the enqueued trial, now RUNNING
+        created = study.ask()
+        assert started.in_progress() == 2
+        study.tell(taken, 1.0)
+        study.tell(created, state=optuna.trial.TrialState.FAIL)
+        assert started.in_progress() == 0
+        study.add_trial(optuna.trial.create_trial(value=2.0))  # added finished
+        pruned = study.ask()
+        assert started.in_progress() == 1
+        study.tell(pruned, state=optuna.trial.TrialState.PRUNED)
+        assert started.in_progress() == 0
+
+
 def test_a_storage_url_records_nothing() -> None:
     with StartedTrials("sqlite:///unused.db") as started:
         pass

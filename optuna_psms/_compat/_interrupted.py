@@ -109,7 +109,8 @@ class StartedTrials:
     ``_create_new_trial``, which Optuna's cache over an RDB storage calls) and that set an
     enqueued trial ``RUNNING`` (``set_trial_state_values``), and restores them on leaving.
     Pass the storage object the study is created with (a URL string or ``None`` records
-    nothing).
+    nothing). :meth:`in_progress` counts those of its trials that have begun and not ended,
+    from the same calls (no storage read), for a line said when Ctrl-C lands.
 
     Args:
         storage: The storage object of the study.
@@ -135,7 +136,18 @@ class StartedTrials:
 
         self._storage = storage if isinstance(storage, optuna.storages.BaseStorage) else None
         self.trial_ids: set[int] = set()
+        # The ids of trials begun (RUNNING) and not seen to end; changed by the threads of
+        # n_jobs > 1, read by a signal handler: set.add/discard and len hold the GIL.
+        self._running: set[int] = set()
         self._replaced: list[str] = []
+
+    def in_progress(self) -> int:
+        """The number of trials started here (created ``RUNNING`` or taken from the queue) that
+        have not ended (no state set to a finished one through this storage object).
+
+        It reads no storage, so a signal handler may call it.
+        """
+        return len(self._running)
 
     def __enter__(self) -> StartedTrials:
         from optuna.trial import TrialState
@@ -144,6 +156,7 @@ class StartedTrials:
         if storage is None:
             return self
         started = self.trial_ids
+        running = self._running
 
         def wrap(name: str, wrapper: Any) -> None:
             if name in vars(storage) or not hasattr(storage, name):
@@ -155,9 +168,13 @@ class StartedTrials:
         # none lands between the storage's commit and the recording (_ctrl_c_held).
         def create_new_trial(original: Any) -> Any:
             def create(*args: Any, **kwargs: Any) -> Any:
+                # create_new_trial(study_id, template_trial=None): RUNNING without a template
+                template = kwargs.get("template_trial", args[1] if len(args) > 1 else None)
                 with _ctrl_c_held():
                     trial_id = original(*args, **kwargs)
                     started.add(int(trial_id))
+                    if template is None or template.state == TrialState.RUNNING:
+                        running.add(int(trial_id))
                 return trial_id
 
             return create
@@ -167,6 +184,8 @@ class StartedTrials:
                 with _ctrl_c_held():
                     frozen = original(*args, **kwargs)
                     started.add(int(frozen._trial_id))
+                    if frozen.state == TrialState.RUNNING:
+                        running.add(int(frozen._trial_id))
                 return frozen
 
             return create
@@ -179,6 +198,9 @@ class StartedTrials:
                     taken = bool(original(trial_id, state=state, values=values))
                     if taken and state == TrialState.RUNNING:  # an enqueued trial, now ours
                         started.add(int(trial_id))
+                        running.add(int(trial_id))
+                    elif taken and state.is_finished():
+                        running.discard(int(trial_id))
                 return taken
 
             return set_trial_state_values

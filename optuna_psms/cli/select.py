@@ -21,6 +21,7 @@ need a longer one. A timed-out trial is a failed trial of the study, its reason 
 from __future__ import annotations
 
 import argparse
+from contextlib import nullcontext
 import os
 import signal
 import sys
@@ -38,6 +39,7 @@ from optuna_psms.cli._holdout import shown
 from optuna_psms.cli._holdout import small_data_warning
 from optuna_psms.cli._interrupt import file_stamp
 from optuna_psms.cli._interrupt import not_saved
+from optuna_psms.cli._interrupt import say_when_trials_finish
 from optuna_psms.cli._select_args import add_parser
 from optuna_psms.cli._select_args import check_args
 from optuna_psms.cli._select_args import DEFAULT_OUTPUT
@@ -224,7 +226,8 @@ def _search(model: Any, X: Any, y: Any) -> bool:
 
     A Ctrl-C in Optuna's own code (the sampler, a storage write) leaves its trial ``RUNNING``:
     the trials this process started and left so are failed, marked ``fms:interrupted``, so
-    that a rerun does not take them for another worker's.
+    that a rerun does not take them for another worker's. With ``--n-jobs`` above 1 the first
+    Ctrl-C lets the trials in progress finish, and a line says so at once.
 
     Raises:
         UserError: The search refused the data or its settings.
@@ -233,8 +236,11 @@ def _search(model: Any, X: Any, y: Any) -> bool:
     from optuna_psms._compat._interrupted import StartedTrials
 
     started = StartedTrials(model.storage)
+    # n_jobs > 1: the first Ctrl-C waits for the threads' trials; say so, not seem hung.
+    finishing = say_when_trials_finish(started.in_progress) if model.n_jobs != 1 else nullcontext()
     try:
-        with warnings.catch_warnings(), started:  # the warning is said above, for all rows
+        # The identifier warning is said above, for all rows.
+        with warnings.catch_warnings(), started, finishing:
             warnings.filterwarnings("ignore", message=_IDENTIFIER_WARNING, category=UserWarning)
             model.fit(X, y)
     except KeyboardInterrupt:
