@@ -117,7 +117,8 @@ def summarize(
 
 
 def _num(value: float) -> str:
-    return "nan" if math.isnan(value) else f"{value:.4g}"
+    # "#": trailing zeros kept, so 0.1310 does not print as 0.131 beside 0.1223.
+    return "nan" if math.isnan(value) else f"{value:#.4g}"
 
 
 def table_cells(rows: list[Row], baseline: str | None) -> tuple[list[str], list[list[str]]]:

@@ -116,19 +116,33 @@ def _finite_mean(values: list[NDArray[np.float64]]) -> NDArray[np.float64]:
         return np.asarray(np.where(count > 0, total / count, np.nan), dtype=np.float64)
 
 
+def _abstaining() -> Any:
+    """Numpy's floating-point warnings off while the members of a vote predict.
+
+    A member whose scores are not finite abstains (:func:`_finite_mean`), so numpy's
+    ``RuntimeWarning: divide by zero encountered in log`` from inside it (naive Bayes on a
+    column that ended constant) told a user of ``model.predict`` of nothing wrong with the
+    model: the docstring example of :class:`~optuna_psms.fms.FullModelSelector` printed three.
+    Warnings issued by ``warnings.warn`` (an unseen category, text in a numeric column) still
+    pass: ``np.errstate`` covers only floating-point errors.
+    """
+    return np.errstate(all="ignore")
+
+
 def vote_codes(members: list[Pipeline], X: Any, n_classes: int) -> NDArray[np.int64]:
     """Class indices predicted by the members' vote (a single member: its ``predict``).
 
     Rows where no member gives a finite score take the first member's ``predict``.
     """
-    first = np.asarray(members[0].predict(X), dtype=np.int64)
     if len(members) == 1:
-        return first
-    if n_classes == 2:
-        mean = _finite_mean([centred_score(m, X) for m in members])
-        codes = np.asarray(mean >= 0.5, dtype=np.int64)
-        return np.where(np.isnan(mean), first, codes)
-    proba = _finite_mean([pipeline_proba(m, X, n_classes) for m in members])
+        return np.asarray(members[0].predict(X), dtype=np.int64)
+    with _abstaining():
+        first = np.asarray(members[0].predict(X), dtype=np.int64)
+        if n_classes == 2:
+            mean = _finite_mean([centred_score(m, X) for m in members])
+            codes = np.asarray(mean >= 0.5, dtype=np.int64)
+            return np.where(np.isnan(mean), first, codes)
+        proba = _finite_mean([pipeline_proba(m, X, n_classes) for m in members])
     unknown = np.isnan(proba).all(axis=1)
     codes = np.argmax(np.where(np.isnan(proba), -np.inf, proba), axis=1)
     return np.asarray(np.where(unknown, first, codes), dtype=np.int64)
@@ -137,4 +151,7 @@ def vote_codes(members: list[Pipeline], X: Any, n_classes: int) -> NDArray[np.in
 def vote_proba(members: list[Pipeline], X: Any, n_classes: int) -> NDArray[np.float64]:
     """The mean of the members' class probabilities (:func:`pipeline_proba`), leaving out
     non-finite ones."""
-    return _finite_mean([pipeline_proba(m, X, n_classes) for m in members])
+    if len(members) == 1:
+        return _finite_mean([pipeline_proba(members[0], X, n_classes)])
+    with _abstaining():
+        return _finite_mean([pipeline_proba(m, X, n_classes) for m in members])

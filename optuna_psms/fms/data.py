@@ -99,6 +99,7 @@ class TabularEncoder(TransformerMixin, BaseEstimator):  # type: ignore[misc]
         numeric: list[int] = []
         categorical: list[int] = []
         medians: list[float] = []
+        empty: list[int] = []
         for i, name in enumerate(self.columns_):
             col = _numeric_column(frame.iloc[:, i])
             if col is None:
@@ -110,7 +111,10 @@ class TabularEncoder(TransformerMixin, BaseEstimator):  # type: ignore[misc]
             numeric.append(i)
             finite = values[~np.isnan(values)]
             medians.append(float(np.median(finite)) if finite.size else 0.0)
+            if not finite.size:
+                empty.append(i)
         self.numeric_columns_ = numeric
+        self.empty_columns_ = empty
         self.categorical_columns_ = categorical
         self.medians_ = np.asarray(medians, dtype=np.float64)
         self.onehot_: OneHotEncoder | None = None
@@ -164,7 +168,9 @@ class TabularEncoder(TransformerMixin, BaseEstimator):  # type: ignore[misc]
 
         Returns:
             One line per column with such values: text in a numeric column (taken as missing,
-            so replaced by the column's median from :meth:`fit`), or a category not seen in
+            so replaced by the column's median from :meth:`fit`), a numeric column empty in
+            every row (of at least two, when it had values in :meth:`fit`: a column lost on
+            the way, more likely than a row's missing value), or a category not seen in
             :meth:`fit` (encoded as none of the known categories, or as the infrequent ones
             when the column has them). Empty when there is none.
 
@@ -173,10 +179,17 @@ class TabularEncoder(TransformerMixin, BaseEstimator):  # type: ignore[misc]
         """
         frame = _as_frame(check_features(self, X))
         lines: list[str] = []
+        # Models pickled before empty_columns_ existed: every column had a value in fit.
+        empty_in_fit = set(getattr(self, "empty_columns_", []))
         for j, i in enumerate(self.numeric_columns_):
             raw = frame.iloc[:, i]
             bad = raw[pd.to_numeric(raw, errors="coerce").isna() & raw.notna()]
-            if len(bad):
+            if len(raw) >= 2 and raw.isna().all() and i not in empty_in_fit:
+                lines.append(
+                    f"column {self.columns_[i]!r}: empty in all {len(raw)} rows, taken as "
+                    f"missing (replaced by the training median {self.medians_[j]:.6g})"
+                )
+            elif len(bad):
                 lines.append(
                     f"column {self.columns_[i]!r}: {len(bad)} value(s) that are not numbers "
                     f"(e.g. {bad.iloc[0]!r}), taken as missing (replaced by the training "
