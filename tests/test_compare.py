@@ -284,7 +284,7 @@ def test_objective_module_function(tmp_path: Any, capsys: Any, monkeypatch: Any)
         capsys,
     )
     assert code == 0, err
-    assert "larger is better" in out
+    assert "higher is better" in out  # select's word for it ("larger" until 26 Nov 2026)
     study = optuna.load_study(study_name="my_objective_mod_score/random/seed0", storage=url)
     assert study.direction == optuna.study.StudyDirection.MAXIMIZE
     assert all(t.value == pytest.approx(1.0 - t.params["x"] ** 2) for t in study.trials)
@@ -317,6 +317,35 @@ def test_objective_module_function(tmp_path: Any, capsys: Any, monkeypatch: Any)
         (
             ["--objective", "m:f", "--samplers", "pso", "--initial-pipelines", "defaults"],
             "--initial-pipelines is only used with --csv or --dataset",
+        ),
+        # Options of another kind of objective were ignored without a word (26 Nov 2026).
+        (
+            ["--function", "sphere", "--samplers", "pso", "--metric", "accuracy"],
+            "--metric is only used with --csv or --dataset",
+        ),
+        (
+            ["--function", "sphere", "--samplers", "pso", "--cv", "5"],
+            "--cv is only used with --csv or --dataset",
+        ),
+        (
+            ["--objective", "m:f", "--samplers", "pso", "--subsample", "0.5"],
+            "--subsample is only used with --csv or --dataset",
+        ),
+        (
+            ["--dataset", "sklearn:iris", "--samplers", "pso", "--dim", "3"],
+            "--dim is only used with --function",
+        ),
+        (
+            ["--csv", "x.csv", "--target", "y", "--samplers", "pso", "--no-shift"],
+            "--no-shift is only used with --function",
+        ),
+        (
+            ["--function", "sphere", "--samplers", "pso", "--report", "no/such/dir/r.html"],
+            "--report no/such/dir/r.html: directory ",
+        ),
+        (
+            ["--function", "sphere", "--samplers", "pso", "--report", "."],
+            "--report .: is a directory",
         ),
     ],
 )
@@ -797,6 +826,22 @@ def test_failed_trials_are_retried(tmp_path: Any) -> None:
     assert Counter(t.state.name for t in study.trials) == Counter({"COMPLETE": 3, "FAIL": 2})
 
 
+def test_an_objective_that_always_fails_names_the_last_reason() -> None:
+    # --metric roc_auc on three classes failed every pipeline; the error said only "every
+    # trial failed or returned NaN", the reason being in the warnings above it (26 Nov 2026).
+    def broken(trial: optuna.Trial) -> float:
+        trial.suggest_float("x", 0.0, 1.0)
+        trial.set_user_attr("fms:error", "ValueError: multi_class must be\nin ('ovo', 'ovr')")
+        return float("nan")
+
+    with pytest.raises(ComparisonError) as info:
+        compare_samplers(broken, ["random"], baseline=None, n_seeds=1, n_trials=1)
+    assert str(info.value).endswith(
+        "(every trial failed or returned NaN; the last: ValueError: multi_class must be in "
+        "('ovo', 'ovr'))"
+    )
+
+
 # ---- storages other than a database, and BBOB by name ---------------------------------
 
 
@@ -964,3 +1009,119 @@ def test_csv_drop_leaves_columns_out_of_the_search(tmp_path: Any, capsys: Any) -
         ["compare", "--function", "sphere", "--samplers", "pso", "--drop", "id"], capsys
     )
     assert code == 2 and "--drop is only used with --csv or --dataset" in err
+
+
+# ---- the values as shown: a scorer as the score, metrics by their names ----------------
+
+
+def test_a_scorer_is_shown_as_the_score_higher_is_better(tmp_path: Any, capsys: Any) -> None:
+    # --metric accuracy printed "Final best CV -accuracy ... smaller is better" over a table
+    # of -0.98 (the studies minimise -accuracy); select prints the accuracy (26 Nov 2026).
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    report = tmp_path / "a.html"
+    argv = ["compare", "--dataset", "sklearn:iris", "--metric", "accuracy", "--samplers"]
+    argv += ["random", "--baseline", "none", "--seeds", "1", "--n-trials", "2", "--storage", url]
+    argv += ["--initial-pipelines", "none", "--report", str(report), "--n-workers", "1"]
+    code, out, err = _run([*argv, "--no-progress-bar"], capsys)
+    assert code == 0, err
+    study = optuna.load_study(study_name="sklearn_iris/random/seed0", storage=url)
+    assert study.best_value < 0  # the study keeps the value minimised
+    assert "on full model selection on sklearn:iris, 2-fold CV accuracy (higher is better)" in out
+    assert "Final best CV accuracy per seed (" in out and "; higher is better):" in out
+    (row,) = [line.split() for line in out.splitlines() if line.startswith("random ")]
+    assert float(row[2]) == pytest.approx(-study.best_value, abs=1e-3) and "-accuracy" not in out
+    text = report.read_text()
+    assert "Values shown:\nCV accuracy, higher is better." in text
+    assert f'<td class="num">{-study.best_value:.4g}</td>' in text
+    # The stored identity keeps the metric as given, so older comparisons still resume.
+    assert study.user_attrs["compare:objective_id"].endswith("2-fold CV accuracy")
+
+
+def test_shown_values_and_wins_of_a_negated_score() -> None:
+    from optuna_psms.compare import Comparison
+
+    def seeded(values: list[float], seed: int) -> Any:
+        study = _study(values)
+        study.set_user_attr("compare:seed", seed)
+        return study
+
+    # Studies minimise -accuracy: pso ends at 0.95 and 0.90, tpe at 0.90 and 0.92.
+    studies = {
+        "pso": [seeded([-0.5, -0.95], 0), seeded([-0.9], 1)],
+        "tpe": [seeded([-0.9], 0), seeded([-0.8, -0.92], 1)],
+    }
+    result = Comparison("c", "d", "CV accuracy", "tpe", studies, value_sign=-1.0)
+    assert result.higher_is_better
+    assert result.finals() == {"pso": {0: 0.95, 1: 0.9}, "tpe": {0: 0.9, 1: 0.92}}
+    pso = result.rows()[0]
+    assert (pso.wins, pso.ties, pso.losses) == (1, 0, 1)
+    assert pso.median == pytest.approx(0.925)
+    curve = plot_best_so_far(studies, value_sign=-1.0).data[2]  # pso: band, then median
+    assert list(curve.y) == pytest.approx([0.7, 0.95])
+    box = plot_final_values(studies, value_sign=-1.0).data[0]
+    assert (box.q1[0], box.median[0], box.q3[0]) == pytest.approx((0.9125, 0.925, 0.9375))
+
+
+@pytest.mark.parametrize(
+    ("metric", "described", "shown"),
+    [
+        ("ber", "2-fold CV ber", ("CV BER", 1.0)),
+        ("auc", "2-fold CV 1-AUC", ("CV 1-AUC", 1.0)),
+        ("accuracy", "2-fold CV accuracy (higher is better)", ("CV accuracy", -1.0)),
+        ("neg_log_loss", "2-fold CV log_loss", ("CV log_loss", 1.0)),
+    ],
+)
+def test_metrics_are_named_as_select_names_them(
+    metric: str, described: str, shown: tuple[str, float]
+) -> None:
+    # describe() said "2-fold CV auc" of a search minimising 1 - ROC AUC, and the table's
+    # title "CV -neg_log_loss" of a log loss.
+    from optuna_psms.compare import ObjectiveSpec
+
+    spec = ObjectiveSpec("dataset", "sklearn:iris", metric=metric)
+    assert spec.describe() == f"full model selection on sklearn:iris, {described}"
+    assert spec.shown_value() == shown
+    # What a resumed comparison is matched on is unchanged: the metric as given.
+    assert spec.identity() == f"full model selection on sklearn:iris, 2-fold CV {metric}"
+
+
+def test_the_csv_file_is_read_once(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
+    # The check of the data, identity(), build(0) and each study's objective read and parsed
+    # the file again: 7 times for 2 samplers x 2 seeds (26 Nov 2026).
+    import pickle
+
+    from sklearn.datasets import load_iris
+
+    from optuna_psms import cli
+    from optuna_psms.compare import ObjectiveSpec
+
+    load_iris(as_frame=True).frame.to_csv(tmp_path / "iris.csv", index=False)
+    reads = []
+    load_csv = cli.load_csv
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads.append(args[0])
+        return load_csv(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "load_csv", counted)
+    argv = ["compare", "--csv", str(tmp_path / "iris.csv"), "--target", "target", "--samplers"]
+    argv += ["random", "--seeds", "2", "--n-trials", "1", "--initial-pipelines", "none"]
+    argv += ["--storage", f"sqlite:///{tmp_path / 'i.db'}", "--report", "none"]
+    code, _, err = _run([*argv, "--n-workers", "1", "--no-progress-bar"], capsys)
+    assert code == 0, err
+    assert reads == [str(tmp_path / "iris.csv")]
+    # A worker gets the spec without the data (read once per worker, not sent per study).
+    spec = ObjectiveSpec("csv", str(tmp_path / "iris.csv"), target="target")
+    spec.load()
+    assert "_loaded" in spec.__dict__
+    copy = pickle.loads(pickle.dumps(spec))
+    assert copy == spec and "_loaded" not in copy.__dict__
+
+
+def test_one_trial_one_study_in_the_singular(tmp_path: Any, capsys: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    argv = _compare(url, "--seeds", "1", "--n-trials", "1", "--report", "none")
+    code, out, err = _run([*argv[:6], "random", *argv[7:], "--baseline", "none"], capsys)
+    assert code == 0, err
+    assert ": 1 seed x 1 trial, storage" in out and "Running 1 trial in 1 study " in out
+    assert "studies for optuna-dashboard" not in out  # "into the 1 studies" before

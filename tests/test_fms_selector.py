@@ -84,6 +84,22 @@ def test_describe_shows_a_scorer_as_itself(iris_text: Any) -> None:
     assert line.endswith("; higher is better]")
 
 
+def test_describe_names_the_auc_loss_it_shows(iris_text: Any) -> None:
+    # "[CV auc = 0.0312 ...]" read as an AUC of 0.03: the value is 1 - ROC AUC, the loss the
+    # search minimises, named "1-AUC" as optuna-psms select names it.
+    model = FullModelSelector(
+        final_check=None,
+        space=FullModelSpace(classifiers=["naive_bayes"]),
+        metric="auc",
+        n_trials=2,
+        random_state=0,
+        ensemble_top=1,
+    ).fit(*iris_text)
+    line = model.describe()
+    assert f"[CV 1-AUC = {model.best_loss_:.4f} on the search data, trial " in line
+    assert "CV auc" not in line
+
+
 def test_fit_trial_refits_without_searching(fitted: FullModelSelector, iris_text: Any) -> None:
     X, y = iris_text
     study = fitted.study_

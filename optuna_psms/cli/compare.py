@@ -75,7 +75,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "(--drop id name, or id,name)",
     )
     add_initial_pipelines_option(p, "full model selection, the same for every sampler and seed")
-    p.add_argument("--dim", type=int, default=10, metavar="D", help="function dimensions (10)")
+    p.add_argument(
+        "--dim", type=int, default=None, metavar="D", help="function dimensions (default: 10)"
+    )
     p.add_argument(
         "--instance",
         type=int,
@@ -88,12 +90,21 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="keep the function's minimiser at its textbook place (often the box centre)",
     )
-    p.add_argument("--cv", type=int, default=2, metavar="K", help="CV folds (default: 2)")
-    p.add_argument("--metric", default="ber", help="full model selection loss (default: ber)")
+    p.add_argument(
+        "--cv", type=int, default=None, metavar="K", help="full model selection: CV folds (2)"
+    )
+    p.add_argument(
+        "--metric",
+        default=None,
+        help=(
+            "full model selection: ber, error, auc, pi_svm or a scikit-learn scorer such as "
+            "accuracy (default: ber)"
+        ),
+    )
     p.add_argument(
         "--subsample",
         type=float,
-        default=1.0,
+        default=None,
         metavar="F",
         help="fraction of the samples per trial, full model selection (default: 1)",
     )

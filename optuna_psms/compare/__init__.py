@@ -71,12 +71,16 @@ class Comparison:
     Attributes:
         name: The comparison's name, prefix of its study names.
         description: What was optimised.
-        metric_name: Name of the objective value.
+        metric_name: Name of the values shown (the table's title, the report's axes).
         baseline: Sampler the others are tested against (``None``: no test).
         studies: ``sampler -> studies``, one per seed, in seed order.
-        direction: ``"minimize"`` or ``"maximize"``.
+        direction: ``"minimize"`` or ``"maximize"``: the studies' direction.
         value_note: What the values are, when it needs saying (full model selection: each
             search's CV score on all rows, not a held-out estimate); empty otherwise.
+        value_sign: The factor from a study's values to the values shown: ``-1.0`` for a
+            full model selection on a scikit-learn scorer such as ``accuracy``, whose
+            studies minimise ``-accuracy`` and whose table shows the accuracy (higher is
+            better; see :meth:`ObjectiveSpec.shown_value`), else ``1.0``.
     """
 
     name: str
@@ -86,9 +90,16 @@ class Comparison:
     studies: dict[str, list[optuna.Study]] = field(default_factory=dict)
     direction: str = "minimize"
     value_note: str = ""
+    value_sign: float = 1.0
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Whether a higher value shown (``value_sign`` times a study's value) is better."""
+        return (self.direction == "maximize") == (self.value_sign > 0)
 
     def finals(self) -> dict[str, dict[int, float]]:
-        """``sampler -> {seed: best value}`` over the studies with a completed trial."""
+        """``sampler -> {seed: best value}`` over the studies with a completed trial, as
+        shown (``value_sign`` times the study's best value: an accuracy, not its negative)."""
         from optuna_psms.visualization._comparison import best_so_far
 
         out: dict[str, dict[int, float]] = {}
@@ -97,14 +108,14 @@ class Comparison:
             for study in members:
                 curve = best_so_far(study)
                 if len(curve):
-                    out[sampler][int(study.user_attrs[ATTR_SEED])] = float(curve[-1])
+                    seed = int(study.user_attrs[ATTR_SEED])
+                    out[sampler][seed] = self.value_sign * float(curve[-1])
         return out
 
     def rows(self) -> list[Row]:
-        """The table's rows (see :func:`optuna_psms.compare._stats.summarize`)."""
-        return summarize(
-            self.finals(), baseline=self.baseline, maximize=self.direction == "maximize"
-        )
+        """The table's rows (see :func:`optuna_psms.compare._stats.summarize`), of the values
+        shown."""
+        return summarize(self.finals(), baseline=self.baseline, maximize=self.higher_is_better)
 
     def format_table(self) -> str:
         """The table as text: median, IQR, wins/ties/losses and Wilcoxon p per sampler."""
@@ -201,6 +212,7 @@ def compare_samplers(
         built = spec.build(0)  # fail here, in one line, rather than in every worker
         initial = spec.initial_trials(built)
         description, metric_name = spec.describe(), spec.metric_name()
+        shown_name, value_sign = spec.shown_value()
         identity = spec.identity()
         if spec.kind in ("function", "dataset", "csv") and direction != "minimize":
             raise ComparisonError(f"{description} is to minimize; drop the direction")
@@ -209,6 +221,7 @@ def compare_samplers(
         qualname = getattr(spec, "__qualname__", type(spec).__name__)
         description = f"objective {getattr(spec, '__module__', '?')}:{qualname}"
         metric_name, default_name = "objective", qualname
+        shown_name, value_sign = metric_name, 1.0
         identity = description
     name = name or default_name
     store = open_comparison_storage(storage)
@@ -238,7 +251,9 @@ def compare_samplers(
         progress or (lambda n: None),
         publish_every,
     )
-    result = Comparison(name, description, metric_name, baseline, direction=direction)
+    result = Comparison(
+        name, description, shown_name, baseline, direction=direction, value_sign=value_sign
+    )
     if isinstance(spec, ObjectiveSpec) and spec.kind in ("dataset", "csv"):
         result.value_note = FMS_VALUE_NOTE
     for task, _ in plan:

@@ -36,11 +36,24 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str
         )
     if args.direction != "minimize" and args.objective is None:
         raise ComparisonError("--direction is only used with --objective (the others minimize)")
+    # An option of another kind of objective was ignored without a word (--metric accuracy
+    # on --function sphere ran the function, --dim 3 on --csv the data).
+    if args.function is None:
+        for option, value in (("--dim", args.dim), ("--no-shift", args.no_shift or None)):
+            if value is not None:
+                raise ComparisonError(f"{option} is only used with --function")
+    fms = {"--cv": args.cv, "--metric": args.metric, "--subsample": args.subsample}
+    if args.csv is None and args.dataset is None:
+        for option, value in fms.items():
+            if value is not None:
+                raise ComparisonError(
+                    f"{option} is only used with --csv or --dataset (full model selection)"
+                )
     if args.function is not None:
         function = ObjectiveSpec(
             "function",
             args.function,
-            dim=args.dim,
+            dim=10 if args.dim is None else args.dim,
             shifted=not args.no_shift,
             instance=args.instance,
         )
@@ -49,10 +62,13 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str
         return ObjectiveSpec("callable", args.objective, path=os.getcwd()), None, []
     from optuna_psms.cli._data import drop_names
 
+    cv = 2 if args.cv is None else args.cv
+    metric = "ber" if args.metric is None else args.metric
+    subsample = 1.0 if args.subsample is None else args.subsample
     common: dict[str, Any] = {
-        "cv": args.cv,
-        "metric": args.metric,
-        "subsample": args.subsample,
+        "cv": cv,
+        "metric": metric,
+        "subsample": subsample,
         "drop": tuple(drop_names(args.drop)),
         # As select: the four textbook pipelines first unless --initial-pipelines none.
         "initial_pipelines": None if args.initial_pipelines == "none" else "defaults",
@@ -66,18 +82,35 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str
     from optuna_psms.cli._data import identifier_warnings
     from optuna_psms.cli._holdout import small_data_warning
 
-    # Loaded here, once: a --drop naming no column is a mistake of this command, said here,
-    # and so is an identifier-like column left in (one warning line each, as in `select`).
+    # Loaded here, once (spec.load() keeps the data for the comparison): a --drop naming no
+    # column is a mistake of this command, said here, and so is an identifier-like column
+    # left in (one warning line each, as in `select`).
     X, y = spec.load()
     # Every row is searched (no hold-out): only the CV part of select's caution applies, on
     # the rows each trial draws with --subsample.
-    settings = {
-        "task": "classification",
-        "cv": args.cv,
-        "metric": args.metric,
-        "subsample": args.subsample,
-    }
+    settings = {"task": "classification", "cv": cv, "metric": metric, "subsample": subsample}
     return spec, small_data_warning(settings, y, None), identifier_warnings(X)
+
+
+def _count(n: int, word: str, plural: str = "") -> str:
+    """``"1 trial"``, ``"2 trials"``; ``plural`` when not ``word + "s"``."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def _check_report(path: str) -> None:
+    """Refuse, before the run, a report that could not be written after it.
+
+    Raises:
+        ComparisonError: ``path`` is a directory, or its directory does not exist or is not
+            writable.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ComparisonError(f"--report {path}: is a directory; give a file name (FILE.html)")
+    if not os.path.isdir(folder):
+        raise ComparisonError(f"--report {path}: directory {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise ComparisonError(f"--report {path}: cannot write in directory {folder}")
 
 
 def _publish(result: Any) -> int:
@@ -129,7 +162,11 @@ def run(args: argparse.Namespace) -> int:
             if min(workers, n_studies) > 1
             else "in this process"
         )
-        print(f"Running {n_trials} trials in {n_studies} studies ({where}).", flush=True)
+        print(
+            f"Running {_count(n_trials, 'trial')} in {_count(n_studies, 'study', 'studies')} "
+            f"({where}).",
+            flush=True,
+        )
         if show_progress_bar(args):
             from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
@@ -157,10 +194,14 @@ def run(args: argparse.Namespace) -> int:
         if baseline is not None and parse_samplers([baseline])[0] not in names:
             added = f" and the baseline {parse_samplers([baseline])[0]}"  # run too: say so
         spec, caution, data_warnings = _spec(args)
+        # Named as compare_samplers names the comparison: checked now, written at the end.
+        report = args.report or f"compare-{(args.name or spec.slug()).replace('/', '_')}.html"
+        if report.lower() != "none":
+            _check_report(report)
         first = (
             f"Comparing {args.samplers}{added} on {spec.describe()}: "
-            f"{args.seeds} seed{'' if args.seeds == 1 else 's'} x "
-            f"{args.n_trials} trials, storage {hide_password(args.storage)}"
+            f"{_count(args.seeds, 'seed')} x {_count(args.n_trials, 'trial')}, "
+            f"storage {hide_password(args.storage)}"
         )
         result = compare_samplers(
             spec,
@@ -189,7 +230,8 @@ def run(args: argparse.Namespace) -> int:
     if bar is not None:
         bar.close()
     print()
-    better = "larger" if args.direction == "maximize" else "smaller"
+    # A scorer's values are shown as the score (accuracy, not the -accuracy minimised).
+    better = "higher" if result.higher_is_better else "smaller"
     # Full model selection here has no hold-out (unlike select): say the values are the
     # searches' own CV scores on all rows, the optimistic kind.
     on_rows = (
@@ -206,7 +248,6 @@ def run(args: argparse.Namespace) -> int:
         )
     if caution is not None:  # below the values it qualifies, as in `select`
         warn(caution)
-    report = args.report or f"compare-{result.name.replace('/', '_')}.html"
     if report.lower() != "none":
         command = "optuna-psms " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         try:
@@ -217,7 +258,8 @@ def run(args: argparse.Namespace) -> int:
     if not dashboard:
         print("Figures not saved into the studies: optuna-dashboard is not installed.")
     else:
-        print(f"Figures saved into the {_publish(result)} studies for optuna-dashboard.")
+        n_studies = _count(_publish(result), "study", "studies")
+        print(f"Figures saved into the {n_studies} for optuna-dashboard.")
     print(
         f"Dashboard: optuna-dashboard {dashboard_argument(args.storage)}  "
         f"(studies {result.name}/<sampler>/seed<k>)"

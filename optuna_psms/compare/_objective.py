@@ -105,7 +105,19 @@ class ObjectiveSpec:
     initial_pipelines: str | None = None
 
     def describe(self) -> str:
-        """One line saying what is optimised (stored in each study's user attrs)."""
+        """One line saying what is optimised (stored in each study's user attrs).
+
+        A full model selection's metric is named as ``optuna-psms select`` names it: the
+        loss minimised for a built-in one (``ber``, ``1-AUC``), a scikit-learn scorer as the
+        score with its direction (``accuracy (higher is better)``), a ``neg_*`` scorer as
+        the loss it negates (``log_loss``).
+        """
+        return self._describe(shown=True)
+
+    def _describe(self, *, shown: bool) -> str:
+        """:meth:`describe`; with ``shown=False`` the metric as given (``auc``,
+        ``accuracy``): the text :meth:`identity` matches, as stored before the metric was
+        named for reading, so that those comparisons are still resumed."""
         bbob = parse_bbob(self.name) if self.kind == "function" else None
         if bbob is not None:
             from optuna_psms.benchmarks.bbob import FUNCTION_NAMES
@@ -126,7 +138,13 @@ class ObjectiveSpec:
             if self.initial_pipelines is not None:
                 named = "" if self.initial_pipelines == "defaults" else self.initial_pipelines
                 start = f"{INITIAL_NOTE} {named}".rstrip()
-            return f"full model selection on {data}, {self.cv}-fold CV {self.metric}{sub}{start}"
+            metric = self.metric
+            if shown:
+                from optuna_psms.fms.metrics import shown_loss
+
+                name, sign = shown_loss(metric)
+                metric = f"{name} (higher is better)" if sign < 0 else name
+            return f"full model selection on {data}, {self.cv}-fold CV {metric}{sub}{start}"
         return f"objective {self.name}"
 
     def identity(self) -> str:
@@ -138,20 +156,34 @@ class ObjectiveSpec:
             ObjectiveError: The CSV file cannot be read.
         """
         if self.kind != "csv":
-            return self.describe()
+            return self._describe(shown=False)
         X, y = self.load()
         from optuna_psms.cli._data import data_digest
 
         # The digest is of the columns kept: the dropped ones are named by describe().
-        return dataclasses.replace(self, name=f"CSV data {data_digest(X, y)}").describe()
+        named = dataclasses.replace(self, name=f"CSV data {data_digest(X, y)}")
+        return named._describe(shown=False)
 
     def load(self) -> tuple[Any, Any]:
         """The features (without the ``drop`` columns) and labels of a dataset or CSV file.
+
+        Read once per spec object: later calls (the check of the data, :meth:`identity`, the
+        objective of every seed) return the same data, so a comparison reads and parses its
+        CSV file once per process, and a file edited during the run does not change the
+        data of the studies still to run. The data is not pickled with the spec: each
+        worker process reads it again.
 
         Raises:
             ObjectiveError: Unknown dataset, unreadable CSV file, or a column of ``target``
                 or ``drop`` that the data does not have.
         """
+        loaded: tuple[Any, Any] | None = self.__dict__.get("_loaded")
+        if loaded is None:
+            loaded = self._read()
+            object.__setattr__(self, "_loaded", loaded)  # a cache, not a field
+        return loaded
+
+    def _read(self) -> tuple[Any, Any]:
         from optuna_psms import cli
         from optuna_psms.cli._data import drop_columns
 
@@ -166,6 +198,29 @@ class ObjectiveSpec:
             return cli.load_csv(self.name, self.target, list(self.drop))
         except cli.UserError as exc:
             raise ObjectiveError(str(exc)) from None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to every worker task: the fields only, not the data read (see load()).
+        return {k: v for k, v in self.__dict__.items() if k != "_loaded"}
+
+    def shown_value(self) -> tuple[str, float]:
+        """``(name, sign)``: how the comparison shows the objective's values, the number shown
+        being ``sign * value``. A full model selection on a scikit-learn scorer ``s``, whose
+        studies minimise ``-s``, is shown as the score: ``("CV accuracy", -1.0)``, higher is
+        better; a ``neg_*`` scorer as the loss it negates (``("CV log_loss", 1.0)``), ``auc``
+        as ``optuna-psms select`` prints it (``"CV 1-AUC"``); anything else as
+        :meth:`metric_name` (``"CV BER"``) with sign 1.
+        """
+        if self.kind in ("dataset", "csv"):
+            from optuna_psms.fms.metrics import LOSS_NAMES
+            from optuna_psms.fms.metrics import shown_score
+
+            score = shown_score(self.metric)
+            if score is not None:
+                return f"CV {score[0]}", score[1]
+            if self.metric in LOSS_NAMES:
+                return f"CV {LOSS_NAMES[self.metric]}", 1.0
+        return self.metric_name(), 1.0
 
     def slug(self) -> str:
         """A short name for the comparison, e.g. ``rastrigin-d10``."""

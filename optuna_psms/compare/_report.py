@@ -39,9 +39,11 @@ def render(comparison: Comparison, *, command: str | None = None) -> str:
     from optuna_psms.visualization._comparison import plot_final_values
 
     log_y = _log_scale(comparison)
+    # The values as the table shows them (an accuracy, not the -accuracy the studies hold).
+    name, sign = comparison.metric_name, comparison.value_sign
     figures = [
-        plot_best_so_far(comparison.studies, target_name=comparison.metric_name, log_y=log_y),
-        plot_final_values(comparison.studies, target_name=comparison.metric_name, log_y=log_y),
+        plot_best_so_far(comparison.studies, target_name=name, log_y=log_y, value_sign=sign),
+        plot_final_values(comparison.studies, target_name=name, log_y=log_y, value_sign=sign),
     ]
     parts = [
         fig.to_html(full_html=False, include_plotlyjs=(i == 0), default_height="520px")
@@ -54,7 +56,7 @@ def render(comparison: Comparison, *, command: str | None = None) -> str:
     )
     n_seeds = max((len(m) for m in comparison.studies.values()), default=0)
     trials = sorted({len(s.trials) for members in comparison.studies.values() for s in members})
-    better = "larger" if comparison.direction == "maximize" else "smaller"
+    better = "higher" if comparison.higher_is_better else "smaller"
     baseline_note = (
         f"W/T/L: seeds on which the sampler's final best is better than / equal to / worse "
         f"than {html.escape(comparison.baseline)}'s on the same seed. Wilcoxon p: two-sided "
@@ -77,7 +79,8 @@ def render(comparison: Comparison, *, command: str | None = None) -> str:
 <style>{_STYLE}</style></head>
 <body>
 <h1>Sampler comparison: {html.escape(comparison.name)}</h1>
-<p class="meta">Objective: {html.escape(comparison.description)} ({better} is better).
+<p class="meta">Objective: {html.escape(comparison.description)}. Values shown:
+{html.escape(comparison.metric_name)}, {better} is better.
 {len(comparison.studies)} samplers &times; {n_seeds} seeds; trials per study (all states):
 {", ".join(map(str, trials))}. Written {datetime.datetime.now():%Y-%m-%d %H:%M}.</p>
 {value_note}

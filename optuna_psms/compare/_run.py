@@ -123,6 +123,10 @@ def _complete(study: optuna.Study) -> int:
 
 _progress: Any = None
 _stop: Any = None
+#: A worker's first copy of each objective spec: the later tasks of the same spec reuse it,
+#: and with it the data it read (:meth:`ObjectiveSpec.load`), so a worker reads a CSV file
+#: once, not once per study. A worker lives for one comparison.
+_specs: dict[ObjectiveSpec, ObjectiveSpec] = {}
 
 
 def _init_worker(progress: Any, stop: Any, verbosity: int) -> None:
@@ -197,8 +201,20 @@ def _top_up(
                 task.study_name,
                 "error",
                 f"no trial completed in {failed_in_a_row} tries in a row in study "
-                f"{task.study_name!r} (every trial failed or returned NaN)",
+                f"{task.study_name!r} (every trial failed or returned NaN{_last_error(study)})",
             )
+
+
+def _last_error(study: optuna.Study) -> str:
+    """``"; the last: <reason>"`` from the last failed trial's ``fms:error`` (a full model
+    selection's failed pipeline), on one line; ``""`` when it has none. The error line
+    said only "every trial failed", above ten warnings naming the reason (26 Nov 2026)."""
+    failed = study.get_trials(deepcopy=False, states=(TrialState.FAIL,))
+    reason = failed[-1].user_attrs.get("fms:error") if failed else None
+    if not isinstance(reason, str) or not reason.strip():
+        return ""
+    line = " ".join(reason.split())
+    return f"; the last: {line[:300]}{'...' if len(line) > 300 else ''}"
 
 
 def _build(objective: ObjectiveSpec | Objective, seed: int) -> Objective:
@@ -215,6 +231,8 @@ def _run_in_worker(
         return bool(_stop.is_set())
 
     try:
+        if isinstance(objective, ObjectiveSpec):
+            objective = _specs.setdefault(objective, objective)
         built = _build(objective, task.seed)
         storage = open_comparison_storage(storage_url)
         return _top_up(task, built, storage, on_complete, should_stop, publish_every)

@@ -39,7 +39,7 @@ from optuna_psms.fms._validation import user_entry
 from optuna_psms.fms.data import warn_identifier_columns
 from optuna_psms.fms.export import export_python
 from optuna_psms.fms.export import trials_table
-from optuna_psms.fms.metrics import shown_score
+from optuna_psms.fms.metrics import shown_loss
 from optuna_psms.fms.objective import failure_reason
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.objective import make_objective
@@ -475,13 +475,16 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         the trial's number and the study's name (unless Optuna generated it), e.g.
         ``"... [CV ber = 0.0400 on the search data, trial 3 of study 'fms-iris']"``. A
         scikit-learn scorer, minimised as its negative, is shown as the score: ``"... [CV
-        accuracy = 0.9554 on the search data, trial 3; higher is better]"``.
+        accuracy = 0.9554 on the search data, trial 3; higher is better]"``, and ``auc``,
+        ``pi_svm`` and ``r2`` as the loss minimised (``"[CV 1-AUC = 0.0312 ..."``, as
+        ``optuna-psms select`` names it; see :func:`~optuna_psms.fms.metrics.shown_loss`).
         """
         check_is_fitted(self, "best_pipeline_")
         # Models saved before best_loss_ existed kept the loss in best_score_.
         loss = getattr(self, "best_loss_", getattr(self, "best_score_", float("nan")))
-        # A scorer reads as itself: "CV accuracy = 0.9554 ...; higher is better", not -0.9554.
-        metric, sign = shown_score(self.metric) or (self.metric, 1.0)
+        # A scorer reads as itself: "CV accuracy = 0.9554 ...; higher is better", not -0.9554,
+        # and auc as the loss minimised: "CV 1-AUC = 0.0312", not "CV auc = 0.0312".
+        metric, sign = shown_loss(self.metric)
         head = f"{self.best_description_}  [CV {metric} = {sign * loss:.4f}"
         end = "; higher is better]" if sign < 0 else "]"
         best = getattr(self, "best_trial_", None)  # models saved before it existed

@@ -53,6 +53,23 @@ def shown_score(metric: str) -> tuple[str, float] | None:
     return metric, -1.0
 
 
+#: Built-in losses named after what is minimised, not after the metric: ``auc`` minimises
+#: ``1-AUC`` (one minus the ROC AUC), so that "CV auc = 0.03" is not read as an AUC of 0.03.
+LOSS_NAMES = {"auc": "1-AUC", "pi_svm": "1-PI_SVM", "r2": "1-R^2"}
+
+
+def shown_loss(metric: str) -> tuple[str, float]:
+    """``(name, sign)``: how the output names the losses of ``metric``, the number shown
+    being ``sign * loss``.
+
+    A scikit-learn scorer as :func:`shown_score` does (``("accuracy", -1.0)``, higher is
+    better; ``("log_loss", 1.0)`` for ``neg_log_loss``); ``auc``, ``pi_svm`` and ``r2`` as
+    the loss minimised (``"1-AUC"``, ``"1-PI_SVM"``, ``"1-R^2"``, the names
+    ``optuna-psms select`` prints); the other built-in losses by their name (``"ber"``).
+    """
+    return shown_score(metric) or (LOSS_NAMES.get(metric, metric), 1.0)
+
+
 def balanced_error_rate(y_true: Any, y_pred: Any) -> float:
     """Balanced error rate, the mean of the per-class error rates.
 

@@ -151,6 +151,7 @@ def plot_best_so_far(
     target_name: str = "Objective Value",
     log_y: bool = False,
     show_runs: bool = False,
+    value_sign: float = 1.0,
 ) -> go.Figure:
     """Best value so far against the number of completed trials, median and IQR per label.
 
@@ -185,6 +186,8 @@ def plot_best_so_far(
         target_name: The y-axis title.
         log_y: Logarithmic y axis (values must be positive).
         show_runs: Also draw each study's own curve, thin.
+        value_sign: Factor applied to every value drawn: ``-1.0`` draws the studies of a
+            negated score (a full model selection minimising ``-accuracy``) as the score.
 
     Returns:
         A :class:`plotly.graph_objects.Figure`.
@@ -192,7 +195,7 @@ def plot_best_so_far(
     go = _go()
     fig = go.Figure()
     for label, members, color in _colored_groups(studies):
-        curves = [c for c in (best_so_far(s) for s in members) if len(c)]
+        curves = [value_sign * c for c in (best_so_far(s) for s in members) if len(c)]
         if not curves:
             continue
         x, q25, med, q75 = _quantile_curves(curves)
@@ -238,6 +241,7 @@ def plot_final_values(
     *,
     target_name: str = "Objective Value",
     log_y: bool = False,
+    value_sign: float = 1.0,
 ) -> go.Figure:
     """Distribution of each study's best value, one box (with every seed's point) per label.
 
@@ -268,6 +272,7 @@ def plot_final_values(
         studies: Studies by label (see :func:`group_studies`).
         target_name: The value-axis title.
         log_y: Logarithmic value axis.
+        value_sign: Factor applied to every value drawn (see :func:`plot_best_so_far`).
 
     Returns:
         A :class:`plotly.graph_objects.Figure`.
@@ -275,7 +280,7 @@ def plot_final_values(
     go = _go()
     fig = go.Figure()
     for label, members, color in _colored_groups(studies):
-        finals = [(s.study_name, c[-1]) for s in members if len(c := best_so_far(s))]
+        finals = [(s.study_name, value_sign * c[-1]) for s in members if len(c := best_so_far(s))]
         values = np.array([v for _, v in finals], dtype=float)
         if values.size:
             q1, med, q3 = (float(v) for v in np.quantile(values, [0.25, 0.5, 0.75]))
