@@ -300,6 +300,40 @@ def _save(
         warn(warning)  # below the lines it qualifies, through a pipe too
 
 
+def _is_the_saved_model(model: Any, searched: Any, best: Any, vote: dict[str, Any]) -> bool:
+    """Whether ``model``, fitted when this worker's search ended, is what :func:`_save` refits
+    from ``searched``: the same chosen trial and the same vote (trials of other workers that
+    finished since may have joined it); ``False`` for ``None`` (an interrupted search)."""
+    if model is None or getattr(model, "best_trial_", None) is None:
+        return False
+    if model.best_trial_.number != best.number or model.best_params_ != best.params:
+        return False
+    top = vote.get("ensemble_top")
+    if top is None:  # a regression: the chosen pipeline alone
+        return True
+    from optuna_psms.fms._ensemble import check_ensemble_top
+    from optuna_psms.fms._ensemble import ensemble_trials
+
+    wanted = [t.number for t in ensemble_trials(searched, best, check_ensemble_top(top))]
+    record = getattr(model, "final_check_", None)
+    # With the SVC chosen the model has no members; its check names the vote it beat.
+    voted = (
+        list(record["trials"])
+        if isinstance(record, dict)
+        else [t.number for t in getattr(model, "ensemble_trials_", None) or []]
+    )
+    return voted == wanted
+
+
+def _keep_check(model: Any, searched: Any) -> None:
+    """Store ``model``'s final check in ``searched``, the study the save refits from."""
+    from optuna_psms.fms._final_check import FINAL_CHECK_KEY
+
+    record = getattr(model, "final_check_", None)
+    if isinstance(record, dict):
+        searched.set_user_attr(FINAL_CHECK_KEY, record)
+
+
 # ----------------------------------------------------------------------------- the command
 def run(args: argparse.Namespace) -> int:
     """Run (or join) the search, report, refit and save."""
@@ -365,10 +399,15 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         searched = search_copy(storage, study_name)
         if y_held is not None:
-            if model is None or getattr(model, "best_params_", None) != best.params:
-                # Interrupted, or another worker found a better pipeline since this fit ended.
+            if not _is_the_saved_model(model, searched, best, vote):
+                # Interrupted, or other workers' trials finished since this fit ended: a better
+                # pipeline, or others in the vote.
                 _announce_slow_refit(best, f"the {len(y_search)} search rows")
                 model = _refit(settings, searched, best, X_search, y_search, **vote)
+            else:
+                # The save's refit reuses this check (the study may hold another worker's,
+                # of another vote, which it would check again on all the rows).
+                _keep_check(model, searched)
             print_final_check(model)
             report_held_out(settings, model, study, best, parts)
         else:
