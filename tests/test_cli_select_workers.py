@@ -152,3 +152,34 @@ def test_saved_choice_is_the_printed_check_when_another_worker_stored_its_own(
     assert line == describe(saved.final_check_)
     assert sorted(saved.final_check_["trials"]) == [0, 1, 2]
     assert saved.final_check_["rows"] == 60
+
+
+def test_ctrl_c_in_the_dashboard_figures_says_the_model_was_saved(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A Ctrl-C after the save, while the figures were written, printed a bare
+    # "optuna-psms: interrupted" (usertrial6, item 7): the user was not told of the model.
+    _write_csv(tmp_path / "data.csv")
+
+    def publish_figures(study: Any, url: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(select_module, "publish_figures", publish_figures)
+    path = tmp_path / "m.joblib"
+    code = main([*_argv(tmp_path, 2, "--final-check", "none"), "--output", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 130 and path.exists()
+    assert f"saved to {path}" in out
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"optuna-psms: interrupted after the model was saved to {path}: ")
+    assert ": the dashboard figures were not written (optuna-dashboard sqlite:///" in last
+    # The line's Python command runs publish on the study (which figures apply is
+    # test_visualization_publish's business).
+    import shlex
+
+    from optuna_psms import visualization
+
+    published: list[Any] = []
+    monkeypatch.setattr(visualization, "publish", published.append)
+    exec(shlex.split(last.split("to write them: python -c ", 1)[1].rstrip(")"))[0], {})
+    assert [(s.study_name, len(s.trials)) for s in published] == [("w", 2)]

@@ -37,6 +37,7 @@ from optuna_psms.cli._data import identifier_warnings
 from optuna_psms.cli._holdout import report_held_out
 from optuna_psms.cli._holdout import shown
 from optuna_psms.cli._holdout import small_data_warning
+from optuna_psms.cli._interrupt import figures_not_written
 from optuna_psms.cli._interrupt import file_stamp
 from optuna_psms.cli._interrupt import not_saved
 from optuna_psms.cli._interrupt import say_when_trials_finish
@@ -420,5 +421,9 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         warn(not_saved(args, study_name, interrupted, before))
         return 130
-    publish_figures(study, args.storage)
+    try:
+        publish_figures(study, args.storage)
+    except KeyboardInterrupt:  # the model is saved: say so, not a bare "interrupted"
+        warn(figures_not_written(args, study_name))
+        return 130
     return 130 if interrupted else 0
