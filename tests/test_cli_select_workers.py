@@ -183,3 +183,38 @@ def test_ctrl_c_in_the_dashboard_figures_says_the_model_was_saved(
     monkeypatch.setattr(visualization, "publish", published.append)
     exec(shlex.split(last.split("to write them: python -c ", 1)[1].rstrip(")"))[0], {})
     assert [(s.study_name, len(s.trials)) for s in published] == [("w", 2)]
+
+
+@pytest.mark.parametrize("running", [True, False])
+def test_first_line_of_a_worker_joining_a_study_in_progress(
+    running: bool, tmp_path: Any, capsys: Any
+) -> None:
+    # A worker started a moment after another said "continued (4 trials so far, 0 complete)"
+    # of the other's enqueued initial pipelines, which read as a resumed old study
+    # (usertrial6, item 14).
+    _write_csv(tmp_path / "data.csv")
+    argv = [*_argv(tmp_path, 1, "--final-check", "none"), "--output", str(tmp_path / "m.joblib")]
+    assert main(argv) == 0
+    assert ", continued (" not in capsys.readouterr()[0].splitlines()[0]
+    assert main(argv) == 0  # a rerun: continued
+    first = capsys.readouterr()[0].splitlines()[0]
+    assert first.endswith(
+        f"study 'w' in sqlite:///{tmp_path}/w.db, continued (1 trial so far, 1 complete)"
+    )
+    # Another worker in progress: one trial running (when `running`), two enqueued.
+    study = optuna.load_study(study_name="w", storage=f"sqlite:///{tmp_path}/w.db")
+    done = study.trials[0]
+    if running:
+        study.ask()  # before the enqueued trials, which ask would run first
+    for factor in (2.0, 3.0):
+        C = done.params["clf:logistic:C"] * factor
+        study.enqueue_trial({**done.params, "clf:logistic:C": C})
+    assert main(argv) == 0
+    first = capsys.readouterr()[0].splitlines()[0]
+    if running:
+        expected = (
+            "joined while another worker runs (5 trials so far: 2 complete, 1 running, 2 waiting)"
+        )
+    else:
+        expected = "joined (4 trials so far: 2 complete, 2 waiting)"
+    assert first.endswith(f", {expected}")

@@ -199,27 +199,44 @@ def _print_start(
     _, y_search, _, y_held = parts
     held_note = f", {len(y_held)} held out" if y_held is not None else ", no hold-out"
     name, sign = shown(settings["metric"])
-    # A study that already has trials (resumed, or joined while other workers run) is said
-    # to be continued: the line would otherwise read the same as for a new study.
     before = [
         t.state
         for t in optuna.load_study(study_name=study_name, storage=storage).get_trials(
             deepcopy=False
         )
     ]
-    continued = ""
-    if before:
-        done = before.count(optuna.trial.TrialState.COMPLETE)
-        so_far = f"{len(before)} trial{'s' if len(before) != 1 else ''} so far"
-        continued = f", continued ({so_far}, {done} complete)"
     print(
         f"Full model selection ({settings['task']}) on {label}{_without(args.drop)}: "
         f"{len(y_search)} search rows{held_note}; "
         f"sampler {settings['sampler']}, {settings['cv']}-fold CV "
         f"{name}{' (higher is better)' if sign < 0 else ''}, "
         f"seed {int(settings['seed'])}; study '{study_name}' in {hide_password(args.storage)}"
-        f"{continued}"
+        f"{_continued(before)}"
     )
+
+
+def _continued(states: list[Any]) -> str:
+    """What the first line says of a study that has trials already (``states``, theirs):
+    ``continued`` (a resumed study), or ``joined`` when some are running or waiting
+    (enqueued, such as the initial pipelines of a worker started a moment earlier), ``while
+    another worker runs`` when some are running (as the report after the search, which takes
+    running trials for other workers'); nothing for a new study."""
+    import optuna
+
+    if not states:
+        return ""
+    state = optuna.trial.TrialState
+    done = states.count(state.COMPLETE)
+    so_far = f"{len(states)} trial{'s' if len(states) != 1 else ''} so far"
+    active = [
+        f"{states.count(s)} {word}"
+        for s, word in ((state.RUNNING, "running"), (state.WAITING, "waiting"))
+        if states.count(s)
+    ]
+    if not active:
+        return f", continued ({so_far}, {done} complete)"
+    runs = " while another worker runs" if states.count(state.RUNNING) else ""
+    return f", joined{runs} ({so_far}: {done} complete, {', '.join(active)})"
 
 
 def _search(model: Any, X: Any, y: Any) -> bool:
