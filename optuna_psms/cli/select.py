@@ -252,6 +252,7 @@ def _search(model: Any, X: Any, y: Any) -> bool:
     """
     from optuna_psms._compat._interrupted import cut_by_ctrl_c
     from optuna_psms._compat._interrupted import StartedTrials
+    from optuna_psms.fms._ensemble import WHOLE_STUDY_VOTE
 
     started = StartedTrials(model.storage)
     # n_jobs > 1: the first Ctrl-C waits for the threads' trials; say so, not seem hung.
@@ -260,6 +261,8 @@ def _search(model: Any, X: Any, y: Any) -> bool:
         # The identifier warning is said above, for all rows.
         with warnings.catch_warnings(), started, finishing:
             warnings.filterwarnings("ignore", message=_IDENTIFIER_WARNING, category=UserWarning)
+            # Said below the saved model's lines, for the vote saved, with the flags' names.
+            warnings.filterwarnings("ignore", message=WHOLE_STUDY_VOTE, category=UserWarning)
             model.fit(X, y)
     except KeyboardInterrupt:
         started.fail_running()
