@@ -68,7 +68,8 @@ def test_fit_logs_no_trial_lines_by_default(optuna_log: _Records, sampler: str |
         )
         model.fit(X, y)
     assert optuna_log.records == []
-    assert [str(w.message) for w in caught] == []
+    # 6 trials, a vote of up to 10: the one warning says that the vote holds them all.
+    assert [str(w.message) for w in caught if "the vote holds all" not in str(w.message)] == []
     assert optuna.logging.get_verbosity() == optuna.logging.INFO  # restored
 
 
@@ -132,7 +133,10 @@ def test_fresh_process_prints_nothing_but_the_result() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert done.stdout == "done 5\n"
-    assert done.stderr == ""
+    # Nothing but the warning that the default vote of 10 holds all 5 trials (one of them at
+    # chance level in this example: usertrial6, item 4).
+    (line,) = done.stderr.splitlines()
+    assert "UserWarning: the vote holds all 5 distinct complete pipelines" in line
 
 
 def _doc_snippets(word: str) -> list[str]:

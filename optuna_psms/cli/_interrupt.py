@@ -1,6 +1,7 @@
 """What ``select`` says when Ctrl-C stops it: that the trials in progress finish first (with
-``--n-jobs`` above 1), how to resume the study, and, when Ctrl-C cut the steps after the
-search, that no model was saved."""
+``--n-jobs`` above 1), how to resume the study, when Ctrl-C cut the steps after the search,
+that no model was saved, and when it cut the dashboard figures after the save, that the model
+was saved."""
 
 from __future__ import annotations
 
@@ -128,4 +129,32 @@ def not_saved(
         f"optuna-psms: interrupted{' again' if again else ''} before the model was saved: no "
         f"model saved ({kept}); study '{study_name}' is kept in "
         f"{hide_password(args.storage)}, and a rerun saves the model: {resume}"
+    )
+
+
+def figures_not_written(args: argparse.Namespace, study_name: str) -> str:
+    """The last line when Ctrl-C cut the dashboard figures, the step after the save: the
+    model was saved, the figures were not, and the Python line that writes them.
+
+    Args:
+        args: The command's arguments.
+        study_name: The study's name.
+    """
+    from optuna_psms.storages import dashboard_argument
+    from optuna_psms.storages import hide_password
+
+    path = args.output or DEFAULT_OUTPUT
+    storage = hide_password(args.storage)
+    redo = (
+        f'python -c "import optuna; from optuna_psms.storages import open_storage; '
+        f"from optuna_psms.visualization import publish; "
+        f"publish(optuna.load_study(study_name={study_name!r}, "
+        f'storage=open_storage({storage!r})))"'
+    )
+    if storage != args.storage:
+        redo += ", with the password in place of ***"
+    return (
+        f"optuna-psms: interrupted after the model was saved to {path}: the dashboard "
+        f"figures were not written (optuna-dashboard {dashboard_argument(args.storage)} "
+        f"shows the study without them; to write them: {redo})"
     )

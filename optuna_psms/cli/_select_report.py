@@ -130,9 +130,9 @@ def whole_study_vote(study: Any, n_voters: int, top: int) -> str | None:
     study (``--n-trials`` at most ``--ensemble-top``), the worst included; ``None`` when
     the study had more to choose from. The default stays 10: with the README's 60 to 100
     trials the vote is of the best sixth or tenth (usertrial3, 26 Nov 2026)."""
-    from optuna_psms.fms._reselect import candidates
+    from optuna_psms.fms._ensemble import holds_whole_study
 
-    if n_voters < 2 or len(candidates(study, n_voters + 1)) > n_voters:
+    if not holds_whole_study(study, n_voters):
         return None
     return (
         f"warning: the vote holds all {n_voters} distinct complete pipelines of the study, "

@@ -37,6 +37,7 @@ from optuna_psms.cli._data import identifier_warnings
 from optuna_psms.cli._holdout import report_held_out
 from optuna_psms.cli._holdout import shown
 from optuna_psms.cli._holdout import small_data_warning
+from optuna_psms.cli._interrupt import figures_not_written
 from optuna_psms.cli._interrupt import file_stamp
 from optuna_psms.cli._interrupt import not_saved
 from optuna_psms.cli._interrupt import say_when_trials_finish
@@ -198,27 +199,44 @@ def _print_start(
     _, y_search, _, y_held = parts
     held_note = f", {len(y_held)} held out" if y_held is not None else ", no hold-out"
     name, sign = shown(settings["metric"])
-    # A study that already has trials (resumed, or joined while other workers run) is said
-    # to be continued: the line would otherwise read the same as for a new study.
     before = [
         t.state
         for t in optuna.load_study(study_name=study_name, storage=storage).get_trials(
             deepcopy=False
         )
     ]
-    continued = ""
-    if before:
-        done = before.count(optuna.trial.TrialState.COMPLETE)
-        so_far = f"{len(before)} trial{'s' if len(before) != 1 else ''} so far"
-        continued = f", continued ({so_far}, {done} complete)"
     print(
         f"Full model selection ({settings['task']}) on {label}{_without(args.drop)}: "
         f"{len(y_search)} search rows{held_note}; "
         f"sampler {settings['sampler']}, {settings['cv']}-fold CV "
         f"{name}{' (higher is better)' if sign < 0 else ''}, "
         f"seed {int(settings['seed'])}; study '{study_name}' in {hide_password(args.storage)}"
-        f"{continued}"
+        f"{_continued(before)}"
     )
+
+
+def _continued(states: list[Any]) -> str:
+    """What the first line says of a study that has trials already (``states``, theirs):
+    ``continued`` (a resumed study), or ``joined`` when some are running or waiting
+    (enqueued, such as the initial pipelines of a worker started a moment earlier), ``while
+    another worker runs`` when some are running (as the report after the search, which takes
+    running trials for other workers'); nothing for a new study."""
+    import optuna
+
+    if not states:
+        return ""
+    state = optuna.trial.TrialState
+    done = states.count(state.COMPLETE)
+    so_far = f"{len(states)} trial{'s' if len(states) != 1 else ''} so far"
+    active = [
+        f"{states.count(s)} {word}"
+        for s, word in ((state.RUNNING, "running"), (state.WAITING, "waiting"))
+        if states.count(s)
+    ]
+    if not active:
+        return f", continued ({so_far}, {done} complete)"
+    runs = " while another worker runs" if states.count(state.RUNNING) else ""
+    return f", joined{runs} ({so_far}: {done} complete, {', '.join(active)})"
 
 
 def _search(model: Any, X: Any, y: Any) -> bool:
@@ -234,6 +252,7 @@ def _search(model: Any, X: Any, y: Any) -> bool:
     """
     from optuna_psms._compat._interrupted import cut_by_ctrl_c
     from optuna_psms._compat._interrupted import StartedTrials
+    from optuna_psms.fms._ensemble import WHOLE_STUDY_VOTE
 
     started = StartedTrials(model.storage)
     # n_jobs > 1: the first Ctrl-C waits for the threads' trials; say so, not seem hung.
@@ -242,6 +261,8 @@ def _search(model: Any, X: Any, y: Any) -> bool:
         # The identifier warning is said above, for all rows.
         with warnings.catch_warnings(), started, finishing:
             warnings.filterwarnings("ignore", message=_IDENTIFIER_WARNING, category=UserWarning)
+            # Said below the saved model's lines, for the vote saved, with the flags' names.
+            warnings.filterwarnings("ignore", message=WHOLE_STUDY_VOTE, category=UserWarning)
             model.fit(X, y)
     except KeyboardInterrupt:
         started.fail_running()
@@ -298,6 +319,40 @@ def _save(
     warning = whole_study_vote(searched, len(voters), int(args.ensemble_top))
     if warning is not None:
         warn(warning)  # below the lines it qualifies, through a pipe too
+
+
+def _is_the_saved_model(model: Any, searched: Any, best: Any, vote: dict[str, Any]) -> bool:
+    """Whether ``model``, fitted when this worker's search ended, is what :func:`_save` refits
+    from ``searched``: the same chosen trial and the same vote (trials of other workers that
+    finished since may have joined it); ``False`` for ``None`` (an interrupted search)."""
+    if model is None or getattr(model, "best_trial_", None) is None:
+        return False
+    if model.best_trial_.number != best.number or model.best_params_ != best.params:
+        return False
+    top = vote.get("ensemble_top")
+    if top is None:  # a regression: the chosen pipeline alone
+        return True
+    from optuna_psms.fms._ensemble import check_ensemble_top
+    from optuna_psms.fms._ensemble import ensemble_trials
+
+    wanted = [t.number for t in ensemble_trials(searched, best, check_ensemble_top(top))]
+    record = getattr(model, "final_check_", None)
+    # With the SVC chosen the model has no members; its check names the vote it beat.
+    voted = (
+        list(record["trials"])
+        if isinstance(record, dict)
+        else [t.number for t in getattr(model, "ensemble_trials_", None) or []]
+    )
+    return voted == wanted
+
+
+def _keep_check(model: Any, searched: Any) -> None:
+    """Store ``model``'s final check in ``searched``, the study the save refits from."""
+    from optuna_psms.fms._final_check import FINAL_CHECK_KEY
+
+    record = getattr(model, "final_check_", None)
+    if isinstance(record, dict):
+        searched.set_user_attr(FINAL_CHECK_KEY, record)
 
 
 # ----------------------------------------------------------------------------- the command
@@ -365,10 +420,15 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         searched = search_copy(storage, study_name)
         if y_held is not None:
-            if model is None or getattr(model, "best_params_", None) != best.params:
-                # Interrupted, or another worker found a better pipeline since this fit ended.
+            if not _is_the_saved_model(model, searched, best, vote):
+                # Interrupted, or other workers' trials finished since this fit ended: a better
+                # pipeline, or others in the vote.
                 _announce_slow_refit(best, f"the {len(y_search)} search rows")
                 model = _refit(settings, searched, best, X_search, y_search, **vote)
+            else:
+                # The save's refit reuses this check (the study may hold another worker's,
+                # of another vote, which it would check again on all the rows).
+                _keep_check(model, searched)
             print_final_check(model)
             report_held_out(settings, model, study, best, parts)
         else:
@@ -381,5 +441,9 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         warn(not_saved(args, study_name, interrupted, before))
         return 130
-    publish_figures(study, args.storage)
+    try:
+        publish_figures(study, args.storage)
+    except KeyboardInterrupt:  # the model is saved: say so, not a bare "interrupted"
+        warn(figures_not_written(args, study_name))
+        return 130
     return 130 if interrupted else 0

@@ -37,6 +37,27 @@ def check_ensemble_top(top: Any) -> int:
     return top
 
 
+#: The start of the warning of :func:`whole_study_warning` (``select`` filters it out of the
+#: search and says it itself, in the words of its flags).
+WHOLE_STUDY_VOTE = "the vote holds all"
+
+
+def holds_whole_study(study: optuna.Study, n_voters: int) -> bool:
+    """Whether a vote of ``n_voters`` (at least 2) members holds every distinct complete
+    pipeline of ``study``, the worst included (a study of at most ``ensemble_top``)."""
+    return n_voters >= 2 and len(candidates(study, n_voters + 1)) <= n_voters
+
+
+def whole_study_warning(n_voters: int, top: int) -> str:
+    """The message of :class:`~optuna_psms.fms.FullModelSelector`'s warning when its vote
+    holds every distinct complete pipeline of its study (:func:`holds_whole_study`)."""
+    return (
+        f"{WHOLE_STUDY_VOTE} {n_voters} distinct complete pipelines of the study, the worst "
+        f"included (ensemble_top={top}): run more trials than ensemble_top, or pass "
+        f"ensemble_top=1 to keep the chosen pipeline alone."
+    )
+
+
 def _key(params: dict[str, Any]) -> str:
     return json.dumps(params, sort_keys=True, default=str)
 

@@ -19,9 +19,11 @@ from optuna_psms.fms import _final_check
 from optuna_psms.fms._ensemble import check_ensemble_top
 from optuna_psms.fms._ensemble import ensemble_trials
 from optuna_psms.fms._ensemble import fit_members
+from optuna_psms.fms._ensemble import holds_whole_study
 from optuna_psms.fms._ensemble import pipeline_proba
 from optuna_psms.fms._ensemble import vote_codes
 from optuna_psms.fms._ensemble import vote_proba
+from optuna_psms.fms._ensemble import whole_study_warning
 from optuna_psms.fms._initial import DEFAULT_INITIAL
 from optuna_psms.fms._search import default_sampler_name as default_sampler_name
 from optuna_psms.fms._search import FullModelSearch
@@ -94,8 +96,10 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             decision values, which a ``bias`` step shifts by its tuned threshold; without
             decision values, its probability shifted by that threshold), positive at
             ``>= 0.5``; more classes: the argmax of the mean class probabilities. A study
-            with fewer distinct complete trials gives fewer members; a multi-objective
-            study (``complexity`` without a weight) keeps its single Pareto pick.
+            with fewer distinct complete trials gives fewer members, and :meth:`fit` then
+            warns (``UserWarning``) that the vote holds them all, the worst included; a
+            multi-objective study (``complexity`` without a weight) keeps its single Pareto
+            pick.
             Default 10; ``None`` or ``1``: the single refitted pipeline, as before. It
             costs ``ensemble_top - 1`` more fits; ``best_pipeline_`` stays the single best
             and :meth:`export_python` writes only that one. Measured on five KEEL sets
@@ -296,6 +300,11 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             super()._search(X, y)
         finally:
             del self._searching
+        voters = len(self.ensemble_trials_)  # none when the final check chose the SVC
+        if holds_whole_study(self.study_, voters):
+            # stacklevel 3: this method, fit, the user's line.
+            top = check_ensemble_top(self.ensemble_top)
+            warnings.warn(whole_study_warning(voters, top), UserWarning, stacklevel=3)
 
     def _refit(
         self, objective: FullModelObjective, study: optuna.Study, best: optuna.trial.FrozenTrial
