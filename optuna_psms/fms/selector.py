@@ -209,7 +209,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
 
             X, y = load_iris(return_X_y=True)
             space = FullModelSpace(classifiers=["naive_bayes", "logistic"])
-            model = FullModelSelector(space=space, sampler="tpe", n_trials=5, random_state=0)
+            model = FullModelSelector(space=space, sampler="tpe", n_trials=20, random_state=0)
             model.fit(X, y)
             print(model.describe())
             assert model.predict(X[:3]).shape == (3,)
@@ -220,7 +220,8 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
 
             ...
 
-        The final check against a grid-tuned SVC (off by default):
+        The final check against a grid-tuned SVC (the default for a classification;
+        ``final_check=None`` keeps the vote) says what it chose:
 
         .. testcode::
 
@@ -229,7 +230,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
 
             X, y = load_iris(return_X_y=True)
             space = FullModelSpace(classifiers=["naive_bayes", "logistic"])
-            model = FullModelSelector(space=space, n_trials=5, random_state=0, final_check="svc")
+            model = FullModelSelector(space=space, n_trials=20, random_state=0)
             model.fit(X, y)
             assert model.final_choice_ in ("vote", "svc")
             assert set(model.final_check_losses_) == {"vote", "svc"}
