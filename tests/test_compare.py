@@ -619,6 +619,7 @@ def _initial_marks(url: str) -> dict[str, list[Any]]:
     }
 
 
+@pytest.mark.slow  # 7 s: six full-model studies; test_csv_full_model_selection runs by default
 def test_fms_studies_start_from_selects_initial_pipelines_once(tmp_path: Any, capsys: Any) -> None:
     # compare runs the search `select` runs: the four textbook pipelines first, the same in
     # every study (paired), and a resumed comparison does not enqueue them again.

@@ -21,10 +21,12 @@ def _public_objects() -> list[tuple[str, Any]]:
         modules.append(fms)
     except ImportError:  # pragma: no cover - fms is part of the package
         pass
+    seen: set[int] = set()  # an object exported by both modules is run once
     for module in modules:
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name)
-            if inspect.isclass(obj) or inspect.isfunction(obj):
+            if (inspect.isclass(obj) or inspect.isfunction(obj)) and id(obj) not in seen:
+                seen.add(id(obj))
                 objects.append((f"{module.__name__}.{name}", obj))
     return objects
 

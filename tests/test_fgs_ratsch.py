@@ -12,6 +12,12 @@ import numpy as np
 import pytest
 
 
+# The docs script end to end (a reproduction command of docs/reproductions.md on a small
+# setting): in the slow set, which .ci/run runs, to keep the README's test command under
+# five minutes.
+pytestmark = pytest.mark.slow
+
+
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 

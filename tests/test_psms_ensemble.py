@@ -15,6 +15,12 @@ from optuna_psms.fms import FullModelSelector
 from optuna_psms.fms import FullModelSpace
 
 
+# The docs script end to end (a reproduction command of docs/reproductions.md on a small
+# setting): in the slow set, which .ci/run runs, to keep the README's test command under
+# five minutes.
+pytestmark = pytest.mark.slow
+
+
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 

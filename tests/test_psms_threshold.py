@@ -7,6 +7,12 @@ from typing import Any
 import pytest
 
 
+# The docs script end to end (a reproduction command of docs/reproductions.md on a small
+# setting): in the slow set, which .ci/run runs, to keep the README's test command under
+# five minutes.
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture
 def script(docs_script: Any) -> Any:
     return docs_script("psms_threshold")

@@ -14,6 +14,12 @@ from optuna_psms.benchmarks import fms_highdim
 from optuna_psms.fms import make_objective
 
 
+# The docs script end to end (a reproduction command of docs/reproductions.md on a small
+# setting): in the slow set, which .ci/run runs, to keep the README's test command under
+# five minutes.
+pytestmark = pytest.mark.slow
+
+
 pytest.importorskip("xgboost")
 
 

@@ -305,7 +305,7 @@ def plot_loss_by_method(study: Study) -> go.Figure:
             X, y = load_iris(return_X_y=True)
             model = FullModelSelector(
                 space=FullModelSpace(classifiers=["naive_bayes", "logistic"]),
-                sampler="random", n_trials=6, random_state=0,
+                sampler="random", n_trials=12, random_state=0,
             ).fit(X, y)
             fig = plot_loss_by_method(model.study_)  # the estimator keeps its study
             assert fig.layout.title.text.startswith("CV BER by method")
