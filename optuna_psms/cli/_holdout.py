@@ -67,32 +67,27 @@ def split(
     return take(X, search), np.asarray(y)[search], take(X, held), np.asarray(y)[held]
 
 
-#: Losses the output names after what is minimised, not after the metric.
-_LOSS_LABELS = {"r2": "1-R^2", "auc": "1-AUC", "pi_svm": "1-PI_SVM"}
-
-
 def loss_label(metric: str) -> str:
     """How the loss of ``metric`` is named in the output: ``r2`` minimises ``1-R^2``, ``auc``
-    ``1-AUC``, ``pi_svm`` ``1-PI_SVM`` and a scikit-learn scorer ``s`` minimises ``-s`` (so
-    that "CV auc 0.03" is not read as an AUC of 0.03)."""
-    if metric in _LOSS_LABELS:
-        return _LOSS_LABELS[metric]
+    ``1-AUC``, ``pi_svm`` ``1-PI_SVM`` (:data:`~optuna_psms.fms.metrics.LOSS_NAMES`) and a
+    scikit-learn scorer ``s`` minimises ``-s`` (so that "CV auc 0.03" is not read as an AUC
+    of 0.03)."""
+    from optuna_psms.fms.metrics import LOSS_NAMES
+
+    if metric in LOSS_NAMES:
+        return LOSS_NAMES[metric]
     return metric if metric in ("ber", "error", "rmse", "mae", "mse") else f"-{metric}"
 
 
 def shown(metric: str) -> tuple[str, float]:
     """``(name, sign)``: how the output names a loss of ``metric`` and the factor that turns
-    the loss into the number printed.
-
-    A scikit-learn scorer ``s`` is minimised as ``-s``: it is printed as itself, sign -1
-    (``accuracy 0.9554``, and the line says "higher is better", not ``-accuracy -0.9554``),
-    and a ``neg_*`` scorer as the loss it negates (``log_loss 0.3``, not ``-neg_log_loss
-    0.3``), as ``auc`` is printed as ``1-AUC``; the other losses as they are
-    (:func:`loss_label`).
+    the loss into the number printed: :func:`optuna_psms.fms.metrics.shown_loss` (a
+    scikit-learn scorer as itself, "higher is better"; a ``neg_*`` scorer as the loss it
+    negates; ``auc`` as ``1-AUC``; the other losses as they are).
     """
-    from optuna_psms.fms.metrics import shown_score
+    from optuna_psms.fms.metrics import shown_loss
 
-    return shown_score(metric) or (loss_label(metric), 1.0)
+    return shown_loss(metric)
 
 
 def holdout_loss(metric: str, model: Any, X: Any, y: Any) -> tuple[str, float]:

@@ -40,7 +40,7 @@ from sklearn.svm import SVC
 from optuna_psms.fms._ensemble import vote_codes
 from optuna_psms.fms._ensemble import vote_proba
 from optuna_psms.fms.metrics import fold_loss
-from optuna_psms.fms.metrics import shown_score
+from optuna_psms.fms.metrics import shown_loss
 from optuna_psms.fms.objective import FullModelObjective
 
 
@@ -295,13 +295,6 @@ def fit_svc(objective: FullModelObjective, svc: dict[str, Any]) -> Pipeline:
     return Pipeline([("encoder", objective.encoder), *pipe.steps])
 
 
-def shown(metric: str) -> tuple[str, float]:
-    """``(name, sign)`` of the check's losses in its lines: a scikit-learn scorer as itself
-    (``accuracy 0.95``, not ``-0.95``; ``log_loss`` for ``neg_log_loss``), ``auc`` as
-    ``1-AUC``, the other losses as they are; the number shown is ``sign * loss``."""
-    return shown_score(metric) or ({"auc": "1-AUC"}.get(metric, metric), 1.0)
-
-
 def describe(record: dict[str, Any]) -> str:
     """One line: what the check compared, with both CV losses on the search rows, and what it
     chose; or why it was skipped."""
@@ -309,7 +302,7 @@ def describe(record: dict[str, Any]) -> str:
     if record.get("skipped"):
         return f"final check skipped: {record['skipped']}; {kept(trials)} is kept"
     losses, svc = record["losses"], record["svc"]
-    name, sign = shown(record["metric"])
+    name, sign = shown_loss(record["metric"])
     better = ", higher is better" if sign < 0 else ""
     vote = f"vote of {len(trials)}" if len(trials) > 1 else f"trial {trials[0]}"
     chosen = "the grid-tuned SVC" if record["choice"] == "svc" else kept(trials)
@@ -367,7 +360,7 @@ def describe_svc(record: dict[str, Any]) -> str:
     """``describe()`` of a selector whose final check chose the SVC."""
     svc, losses = record["svc"], record["losses"]
     numbers = ", ".join(map(str, record["trials"]))
-    name, sign = shown(record["metric"])
+    name, sign = shown_loss(record["metric"])
     return (
         f"grid-tuned RBF SVC (C={svc['C']:g}, gamma={svc['gamma']}, class_weight='balanced') "
         f"on standardised columns, chosen by the final check over the vote of trials "
