@@ -139,3 +139,37 @@ def whole_study_vote(study: Any, n_voters: int, top: int) -> str | None:
         f"the worst included (--ensemble-top {top}): run more trials than that, or pass "
         f"--ensemble-top 1 to keep the chosen pipeline alone"
     )
+
+
+def is_the_saved_model(model: Any, searched: Any, best: Any, vote: dict[str, Any]) -> bool:
+    """Whether ``model``, fitted when this worker's search ended, is what ``select``'s save refits
+    from ``searched``: the same chosen trial and the same vote (trials of other workers that
+    finished since may have joined it); ``False`` for ``None`` (an interrupted search)."""
+    if model is None or getattr(model, "best_trial_", None) is None:
+        return False
+    if model.best_trial_.number != best.number or model.best_params_ != best.params:
+        return False
+    top = vote.get("ensemble_top")
+    if top is None:  # a regression: the chosen pipeline alone
+        return True
+    from optuna_psms.fms._ensemble import check_ensemble_top
+    from optuna_psms.fms._ensemble import ensemble_trials
+
+    wanted = [t.number for t in ensemble_trials(searched, best, check_ensemble_top(top))]
+    record = getattr(model, "final_check_", None)
+    # With the SVC chosen the model has no members; its check names the vote it beat.
+    voted = (
+        list(record["trials"])
+        if isinstance(record, dict)
+        else [t.number for t in getattr(model, "ensemble_trials_", None) or []]
+    )
+    return voted == wanted
+
+
+def keep_check(model: Any, searched: Any) -> None:
+    """Store ``model``'s final check in ``searched``, the study the save refits from."""
+    from optuna_psms.fms._final_check import FINAL_CHECK_KEY
+
+    record = getattr(model, "final_check_", None)
+    if isinstance(record, dict):
+        searched.set_user_attr(FINAL_CHECK_KEY, record)

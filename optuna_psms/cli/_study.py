@@ -138,3 +138,27 @@ def publish_figures(study: Any, url: str) -> None:
     except ImportError as exc:
         print(f"  dashboard figures skipped: {exc}")
     print(f"  dashboard: optuna-dashboard {dashboard_argument(url)}")
+
+
+def continued_note(states: list[Any]) -> str:
+    """What the first line says of a study that has trials already (``states``, theirs):
+    ``continued`` (a resumed study), or ``joined`` when some are running or waiting
+    (enqueued, such as the initial pipelines of a worker started a moment earlier), ``while
+    another worker runs`` when some are running (as the report after the search, which takes
+    running trials for other workers'); nothing for a new study."""
+    import optuna
+
+    if not states:
+        return ""
+    state = optuna.trial.TrialState
+    done = states.count(state.COMPLETE)
+    so_far = f"{len(states)} trial{'s' if len(states) != 1 else ''} so far"
+    active = [
+        f"{states.count(s)} {word}"
+        for s, word in ((state.RUNNING, "running"), (state.WAITING, "waiting"))
+        if states.count(s)
+    ]
+    if not active:
+        return f", continued ({so_far}, {done} complete)"
+    runs = " while another worker runs" if states.count(state.RUNNING) else ""
+    return f", joined{runs} ({so_far}: {done} complete, {', '.join(active)})"

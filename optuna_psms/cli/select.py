@@ -52,10 +52,13 @@ from optuna_psms.cli._select_model import refit
 from optuna_psms.cli._select_model import search_settings
 from optuna_psms.cli._select_model import selector
 from optuna_psms.cli._select_report import choose
+from optuna_psms.cli._select_report import is_the_saved_model
+from optuna_psms.cli._select_report import keep_check
 from optuna_psms.cli._select_report import print_final_check
 from optuna_psms.cli._select_report import read_back
 from optuna_psms.cli._select_report import said_once
 from optuna_psms.cli._select_report import whole_study_vote
+from optuna_psms.cli._study import continued_note
 from optuna_psms.cli._study import join
 from optuna_psms.cli._study import name_seed
 from optuna_psms.cli._study import new_study_name
@@ -211,32 +214,8 @@ def _print_start(
         f"sampler {settings['sampler']}, {settings['cv']}-fold CV "
         f"{name}{' (higher is better)' if sign < 0 else ''}, "
         f"seed {int(settings['seed'])}; study '{study_name}' in {hide_password(args.storage)}"
-        f"{_continued(before)}"
+        f"{continued_note(before)}"
     )
-
-
-def _continued(states: list[Any]) -> str:
-    """What the first line says of a study that has trials already (``states``, theirs):
-    ``continued`` (a resumed study), or ``joined`` when some are running or waiting
-    (enqueued, such as the initial pipelines of a worker started a moment earlier), ``while
-    another worker runs`` when some are running (as the report after the search, which takes
-    running trials for other workers'); nothing for a new study."""
-    import optuna
-
-    if not states:
-        return ""
-    state = optuna.trial.TrialState
-    done = states.count(state.COMPLETE)
-    so_far = f"{len(states)} trial{'s' if len(states) != 1 else ''} so far"
-    active = [
-        f"{states.count(s)} {word}"
-        for s, word in ((state.RUNNING, "running"), (state.WAITING, "waiting"))
-        if states.count(s)
-    ]
-    if not active:
-        return f", continued ({so_far}, {done} complete)"
-    runs = " while another worker runs" if states.count(state.RUNNING) else ""
-    return f", joined{runs} ({so_far}: {done} complete, {', '.join(active)})"
 
 
 def _search(model: Any, X: Any, y: Any) -> bool:
@@ -321,40 +300,6 @@ def _save(
         warn(warning)  # below the lines it qualifies, through a pipe too
 
 
-def _is_the_saved_model(model: Any, searched: Any, best: Any, vote: dict[str, Any]) -> bool:
-    """Whether ``model``, fitted when this worker's search ended, is what :func:`_save` refits
-    from ``searched``: the same chosen trial and the same vote (trials of other workers that
-    finished since may have joined it); ``False`` for ``None`` (an interrupted search)."""
-    if model is None or getattr(model, "best_trial_", None) is None:
-        return False
-    if model.best_trial_.number != best.number or model.best_params_ != best.params:
-        return False
-    top = vote.get("ensemble_top")
-    if top is None:  # a regression: the chosen pipeline alone
-        return True
-    from optuna_psms.fms._ensemble import check_ensemble_top
-    from optuna_psms.fms._ensemble import ensemble_trials
-
-    wanted = [t.number for t in ensemble_trials(searched, best, check_ensemble_top(top))]
-    record = getattr(model, "final_check_", None)
-    # With the SVC chosen the model has no members; its check names the vote it beat.
-    voted = (
-        list(record["trials"])
-        if isinstance(record, dict)
-        else [t.number for t in getattr(model, "ensemble_trials_", None) or []]
-    )
-    return voted == wanted
-
-
-def _keep_check(model: Any, searched: Any) -> None:
-    """Store ``model``'s final check in ``searched``, the study the save refits from."""
-    from optuna_psms.fms._final_check import FINAL_CHECK_KEY
-
-    record = getattr(model, "final_check_", None)
-    if isinstance(record, dict):
-        searched.set_user_attr(FINAL_CHECK_KEY, record)
-
-
 # ----------------------------------------------------------------------------- the command
 def run(args: argparse.Namespace) -> int:
     """Run (or join) the search, report, refit and save."""
@@ -420,7 +365,7 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         searched = search_copy(storage, study_name)
         if y_held is not None:
-            if not _is_the_saved_model(model, searched, best, vote):
+            if not is_the_saved_model(model, searched, best, vote):
                 # Interrupted, or other workers' trials finished since this fit ended: a better
                 # pipeline, or others in the vote.
                 _announce_slow_refit(best, f"the {len(y_search)} search rows")
@@ -428,7 +373,7 @@ def _run(args: argparse.Namespace) -> int:
             else:
                 # The save's refit reuses this check (the study may hold another worker's,
                 # of another vote, which it would check again on all the rows).
-                _keep_check(model, searched)
+                keep_check(model, searched)
             print_final_check(model)
             report_held_out(settings, model, study, best, parts)
         else:
