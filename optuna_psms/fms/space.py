@@ -289,9 +289,12 @@ def _build_mask(p: Mapping[str, Any]) -> Any:
 
 
 def _describe_mask(p: Mapping[str, Any]) -> str:
+    # All False keeps every feature (FeatureMask): said, not left to read as "0 features".
+    flags = p["mask"] if "mask" in p else p["blocks"]
+    empty = "" if any(flags) else ", none set: keeps all features"
     if "mask" in p:
-        return f"mask({sum(p['mask'])}/{len(p['mask'])} features)"
-    return f"mask({sum(p['blocks'])}/{len(p['blocks'])} blocks, {p['grouping']})"
+        return f"mask({sum(flags)}/{len(flags)} features{empty})"
+    return f"mask({sum(flags)}/{len(flags)} blocks, {p['grouping']}{empty})"
 
 
 # ------------------------------------------------------------------ built-in classifiers
