@@ -129,6 +129,26 @@ def test_xgboost_has_table2_hyperparameters() -> None:
         assert (dist.low, dist.high) == (low, high), key
     assert dists["clf:xgboost:n_estimators"].step == 50
     assert dists["clf:xgboost:learning_rate"].log
+    # Suggested in Table 2's order, the two binary-only ones last (as before 26 Nov 2026).
+    assert list(trial.params) == [f"clf:xgboost:{k}" for k in expected]
+
+
+def test_multiclass_xgboost_has_no_binary_only_parameters() -> None:
+    X, y = _small("multiclass")
+    space = FullModelSpace(classifiers=["xgboost"], selectors=[], preprocessors=[])
+    spec, pipeline, trial = _sample(space, X, y, {}, seed=0)
+    assert len(trial.params) == 12
+    assert not {"clf:xgboost:base_score", "clf:xgboost:scale_pos_weight"} & set(trial.params)
+    assert "base_score" not in spec.describe() and "scale_pos_weight" not in spec.describe()
+    pipeline.fit(X, y)
+    assert set(np.unique(pipeline.predict(X))) <= {0, 1, 2}
+    # A multiclass trial stored before held both; its params still rebuild the same model.
+    old = dict(
+        trial.params, **{"clf:xgboost:base_score": 0.5, "clf:xgboost:scale_pos_weight": 2.0}
+    )
+    ctx = space.context(X.shape[1], 3, X.shape[0])
+    replay = space.suggest(optuna.trial.FixedTrial(old), ctx)
+    assert replay.classifier[1] == spec.classifier[1]
 
 
 def test_parameter_names_and_conditionality() -> None:
