@@ -129,6 +129,26 @@ def test_xgboost_has_table2_hyperparameters() -> None:
         assert (dist.low, dist.high) == (low, high), key
     assert dists["clf:xgboost:n_estimators"].step == 50
     assert dists["clf:xgboost:learning_rate"].log
+    # Suggested in Table 2's order, the two binary-only ones last (as before 26 Nov 2026).
+    assert list(trial.params) == [f"clf:xgboost:{k}" for k in expected]
+
+
+def test_multiclass_xgboost_has_no_binary_only_parameters() -> None:
+    X, y = _small("multiclass")
+    space = FullModelSpace(classifiers=["xgboost"], selectors=[], preprocessors=[])
+    spec, pipeline, trial = _sample(space, X, y, {}, seed=0)
+    assert len(trial.params) == 12
+    assert not {"clf:xgboost:base_score", "clf:xgboost:scale_pos_weight"} & set(trial.params)
+    assert "base_score" not in spec.describe() and "scale_pos_weight" not in spec.describe()
+    pipeline.fit(X, y)
+    assert set(np.unique(pipeline.predict(X))) <= {0, 1, 2}
+    # A multiclass trial stored before held both; its params still rebuild the same model.
+    old = dict(
+        trial.params, **{"clf:xgboost:base_score": 0.5, "clf:xgboost:scale_pos_weight": 2.0}
+    )
+    ctx = space.context(X.shape[1], 3, X.shape[0])
+    replay = space.suggest(optuna.trial.FixedTrial(old), ctx)
+    assert replay.classifier[1] == spec.classifier[1]
 
 
 def test_parameter_names_and_conditionality() -> None:
@@ -308,8 +328,8 @@ def test_feature_mask_semantics() -> None:
     assert by_score.support_[5] and by_score.support_.sum() == 2
     by_index = FeatureMask(blocks=(False, False, True), grouping="index").fit(X, y)
     assert list(np.flatnonzero(by_index.support_)) == [4, 5]
-    with pytest.raises(ValueError, match="keeps no feature"):
-        FeatureMask(mask=(False,) * 6).fit(X, y)
+    # All False keeps every feature (tests/test_fms_empty_mask.py); it raised before.
+    assert FeatureMask(mask=(False,) * 6).fit(X, y).support_.all()
     with pytest.raises(ValueError, match="6 features"):
         FeatureMask(mask=(True,) * 5).fit(X, y)
 

@@ -265,6 +265,15 @@ class PCAExtractor(TransformerMixin, BaseEstimator):  # type: ignore[misc]
         return np.asarray(self.pca_.transform(_input(self, X)), dtype=np.float64)
 
 
+def keep_all_if_empty(support: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """The joint mask's rule for an empty selection: all ``False`` keeps every feature.
+
+    ``support`` is returned unchanged when it keeps at least one feature
+    (:class:`FeatureMask` says why).
+    """
+    return support if support.any() else np.ones_like(support, dtype=bool)
+
+
 class FeatureMask(_ColumnSelector):
     """Joint feature mask: each feature (or block of features) in or out.
 
@@ -274,13 +283,20 @@ class FeatureMask(_ColumnSelector):
     folds; ``grouping="index"``: by column position), split into ``len(blocks)`` contiguous
     nearly equal groups, and the j-th flag keeps the j-th group.
 
+    A mask whose flags are all ``False`` keeps **every** feature: it selects nothing, and,
+    as in PSMS's decoding of a particle (Escalante et al., 2009, Sec. 3.2: the all-zero
+    preprocessing vector is "no preprocessing", feature-selection ID 0 is no selection),
+    a stage that selects nothing is not applied. Every flag vector is thus a valid pipeline
+    (a sampler may propose the all-``False`` corner; it failed the trial before 26 Nov
+    2026); a mask that keeps at least one feature is unchanged by this rule.
+
     Args:
         mask: One flag per feature.
         blocks: One flag per block.
         grouping: ``"score"`` or ``"index"`` (only with ``blocks``).
 
     Raises:
-        ValueError: In :meth:`fit`, if the mask keeps no feature or has the wrong length.
+        ValueError: In :meth:`fit`, if the mask has the wrong length.
     """
 
     def __init__(
@@ -313,9 +329,7 @@ class FeatureMask(_ColumnSelector):
             support = np.zeros(n, dtype=bool)
             for keep, group in zip(self.blocks, np.array_split(order, len(self.blocks))):
                 support[group] = bool(keep)
-        if not support.any():
-            raise ValueError("the feature mask keeps no feature")
-        self.support_ = support
+        self.support_ = keep_all_if_empty(support)
         return self
 
 

@@ -46,6 +46,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
 from optuna_psms.fms.estimators import FeatureMask
+from optuna_psms.fms.estimators import keep_all_if_empty
 from optuna_psms.fms.estimators import RankSelector
 from optuna_psms.fms.estimators import ScoreFunction
 from optuna_psms.fms.space import _build_pca
@@ -120,7 +121,8 @@ class RegressionFeatureMask(FeatureMask):
 
     Same arguments as :class:`~optuna_psms.fms.FeatureMask`; with ``blocks`` and
     ``grouping="score"`` the features are ordered by decreasing F statistic of the
-    univariate regression on the training data.
+    univariate regression on the training data. All flags ``False`` keeps every feature,
+    as in :class:`~optuna_psms.fms.FeatureMask`.
     """
 
     def fit(self, X: Any, y: Any = None) -> RegressionFeatureMask:
@@ -132,10 +134,8 @@ class RegressionFeatureMask(FeatureMask):
         support = np.zeros(Z.shape[1], dtype=bool)
         for keep, group in zip(self.blocks, np.array_split(order, len(self.blocks))):
             support[group] = bool(keep)
-        if not support.any():
-            raise ValueError("the feature mask keeps no feature")
         self.n_features_in_ = Z.shape[1]
-        self.support_ = support
+        self.support_ = keep_all_if_empty(support)
         return self
 
 

@@ -289,9 +289,12 @@ def _build_mask(p: Mapping[str, Any]) -> Any:
 
 
 def _describe_mask(p: Mapping[str, Any]) -> str:
+    # All False keeps every feature (FeatureMask): said, not left to read as "0 features".
+    flags = p["mask"] if "mask" in p else p["blocks"]
+    empty = "" if any(flags) else ", none set: keeps all features"
     if "mask" in p:
-        return f"mask({sum(p['mask'])}/{len(p['mask'])} features)"
-    return f"mask({sum(p['blocks'])}/{len(p['blocks'])} blocks, {p['grouping']})"
+        return f"mask({sum(flags)}/{len(flags)} features{empty})"
+    return f"mask({sum(flags)}/{len(flags)} blocks, {p['grouping']}{empty})"
 
 
 # ------------------------------------------------------------------ built-in classifiers
@@ -438,10 +441,13 @@ def _suggest_xgboost(trial: ComponentTrial, min_child_weight: tuple[int, int] = 
     """The 14 hyperparameters of Milletich & Asmar, Table 2 (same ranges and scales).
 
     ``min_child_weight`` is Table 2's range unless a caller gives another (the
-    high-dimensional benchmark scales it to its 50-row folds).
+    high-dimensional benchmark scales it to its 50-row folds). ``base_score`` (a binary
+    prior) and ``scale_pos_weight`` (a binary class weight) are suggested for two classes
+    only: XGBoost has no use for them with more (until 26 Nov 2026 a multiclass trial
+    carried both, unused).
     """
     low, high = min_child_weight
-    return {
+    params: Params = {
         "n_estimators": trial.suggest_int("n_estimators", 50, 1000, step=50),
         "max_depth": trial.suggest_int("max_depth", 1, 11),
         "min_child_weight": trial.suggest_int("min_child_weight", low, high),
@@ -454,10 +460,12 @@ def _suggest_xgboost(trial: ComponentTrial, min_child_weight: tuple[int, int] = 
         "gamma": trial.suggest_float("gamma", 1e-4, 5.0, log=True),
         "reg_alpha": trial.suggest_float("reg_alpha", 1e-4, 1.0, log=True),
         "reg_lambda": trial.suggest_float("reg_lambda", 1.0, 4.0, log=True),
-        "base_score": trial.suggest_float("base_score", 0.01, 0.99, log=True),
-        "scale_pos_weight": trial.suggest_float("scale_pos_weight", 0.1, 10.0, log=True),
-        "_binary": trial.context.n_classes == 2,
     }
+    if trial.context.n_classes == 2:
+        params["base_score"] = trial.suggest_float("base_score", 0.01, 0.99, log=True)
+        params["scale_pos_weight"] = trial.suggest_float("scale_pos_weight", 0.1, 10.0, log=True)
+    params["_binary"] = trial.context.n_classes == 2
+    return params
 
 
 def _build_xgboost(p: Mapping[str, Any]) -> Any:
@@ -466,9 +474,10 @@ def _build_xgboost(p: Mapping[str, Any]) -> Any:
     params = {k: v for k, v in p.items() if not k.startswith("_")}
     if not p.get("_binary", True):
         # base_score is a binary prior and scale_pos_weight a binary class weight; XGBoost
-        # ignores or rejects them for multi-class objectives.
-        params.pop("base_score")
-        params.pop("scale_pos_weight")
+        # ignores or rejects them for multi-class objectives (params built before 26 Nov
+        # 2026 may still hold them).
+        params.pop("base_score", None)
+        params.pop("scale_pos_weight", None)
     return XGBClassifier(**params, tree_method="hist", n_jobs=1, verbosity=0)
 
 
@@ -572,7 +581,8 @@ class FullModelSpace:
             Nystroem-kernel logistic regression), ``kridge`` (kernel ridge
             classification), ``gradient_boosting``, ``mlp``, ``svc`` (C, kernel, gamma,
             degree, coef0), ``random_forest`` and ``xgboost`` (the 14 hyperparameters and
-            ranges of Milletich & Asmar, Table 2).
+            ranges of Milletich & Asmar, Table 2; 12 with more than two classes, without
+            the binary-only ``base_score`` and ``scale_pos_weight``).
         selectors: Feature-selection names or components; ``"none"`` (no selection) is a
             choice when listed and in the default. Default: ``none``, ``ftest`` (ANOVA),
             ``mutual_info``, ``auc``, ``s2n`` (signal-to-noise), ``pearson``, ``rf``
