@@ -151,3 +151,56 @@ def test_every_subcommand_takes_the_flag(command: str, capsys: Any) -> None:
         main([command, "--help"])
     assert exit_.value.code == 0
     assert "--traceback" in capsys.readouterr().out
+
+
+def _raise_runtime_error(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError(BOOM)
+
+
+@pytest.mark.parametrize(
+    ("method", "line"),
+    [
+        ("choose_trial", f"cannot choose the pipeline: {BOOM}"),
+        ("fit_trial", f"cannot refit the chosen pipeline: {BOOM}"),
+    ],
+)
+def test_an_error_after_the_search_has_the_hint(
+    tmp_path: Any, capsys: Any, monkeypatch: Any, method: str, line: str
+) -> None:
+    from optuna_psms.fms import FullModelSelector
+
+    monkeypatch.delenv("OPTUNA_PSMS_TRACEBACK", raising=False)
+    monkeypatch.setattr(FullModelSelector, method, _raise_runtime_error)
+    code, _, err = _run(_argv(tmp_path), capsys)
+    # (The refit on all rows comes after the held-out lines and their small-data warning.)
+    assert code == 2 and "Traceback" not in err, err
+    assert err.splitlines()[-1] == f"optuna-psms: error: {line} {HINT}"
+    code, _, err = _run([*_argv(tmp_path), "--traceback"], capsys)
+    assert code == 2
+    assert "in _raise_runtime_error" in err and err.splitlines()[-2] == f"RuntimeError: {BOOM}"
+    assert err.splitlines()[-1] == f"optuna-psms: error: {line}"
+
+
+def test_an_error_inside_predict_has_the_hint(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    from optuna_psms.fms import FullModelSelector
+
+    monkeypatch.delenv("OPTUNA_PSMS_TRACEBACK", raising=False)
+    code, _, err = _run(_argv(tmp_path), capsys)
+    assert code == 0, err
+
+    def broken_predict(self: Any, X: Any) -> Any:
+        raise ValueError(BOOM)
+
+    monkeypatch.setattr(FullModelSelector, "predict", broken_predict)
+    predict = ["predict", "--model", str(tmp_path / "m.joblib"), "--csv"]
+    predict += [str(tmp_path / "data.csv"), "--drop", "label"]
+    code, out, err = _run(predict, capsys)
+    assert (code, out) == (2, "")
+    assert err == f"optuna-psms: error: cannot apply the model to this data: {BOOM} {HINT}\n"
+    code, _, err = _run([*predict, "--traceback"], capsys)
+    assert code == 2 and "in broken_predict" in err, err
+    assert (
+        err.splitlines()[-1] == f"optuna-psms: error: cannot apply the model to this data: {BOOM}"
+    )
