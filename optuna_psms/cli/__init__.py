@@ -25,10 +25,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 import importlib
+import os
 import sys
 from typing import Any
 from typing import NoReturn
 
+from optuna_psms.cli._common import TRACEBACK_ENV
+from optuna_psms.cli._common import TRACEBACK_HINT
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._common import warn
 from optuna_psms.cli._data import load_csv
@@ -54,8 +57,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
+TRACEBACK_HELP = (
+    "on an error, print the Python traceback of its cause above the one-line message (to see "
+    f"where it came from, or for a bug report); {TRACEBACK_ENV}=1 in the environment does the same"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The ``optuna-psms`` argument parser with every subcommand of :data:`COMMANDS`."""
+    """The ``optuna-psms`` argument parser with every subcommand of :data:`COMMANDS`.
+
+    ``--traceback`` is accepted before the subcommand and by each subcommand (``optuna-psms
+    select ... --traceback``); ``args.traceback`` is absent when it was not given.
+    """
     from optuna_psms import __version__
 
     parser = _Parser(
@@ -63,15 +76,52 @@ def build_parser() -> argparse.ArgumentParser:
         description="Full model selection (PSMS) with Optuna samplers.",
     )
     parser.add_argument("--version", action="version", version=f"optuna-psms {__version__}")
+    parser.add_argument("--traceback", action="store_true", help=TRACEBACK_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(name).register(sub)
+    for command in dict.fromkeys(sub.choices.values()):
+        # SUPPRESS: not given after the subcommand, it must not reset one given before it.
+        command.add_argument(
+            "--traceback", action="store_true", default=argparse.SUPPRESS, help=TRACEBACK_HELP
+        )
     return parser
 
 
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
+
+
+def wants_traceback(args: argparse.Namespace) -> bool:
+    """Whether ``--traceback`` was given or :data:`~optuna_psms.cli._common.TRACEBACK_ENV` is
+    set to ``1``, ``true``, ``yes`` or ``on``."""
+    if getattr(args, "traceback", False):
+        return True
+    return os.environ.get(TRACEBACK_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def print_traceback(exc: BaseException) -> None:
+    """Print on stderr the traceback of what ``exc`` was converted from (its ``original``, or
+    the exception being handled when it was raised ``from None``), else of ``exc`` itself."""
+    import traceback
+
+    cause = getattr(exc, "original", None)
+    if cause is None and exc.__suppress_context__:
+        cause = exc.__context__
+    sys.stdout.flush()
+    traceback.print_exception(cause if cause is not None else exc, file=sys.stderr)
+    sys.stderr.flush()
+
+
+def error_line(exc: BaseException, *, hint: bool = True) -> str:
+    """The one line of an error; one converted from an exception of the work itself (a
+    :class:`UserError` with an ``original``) ends with the ``--traceback`` hint, unless
+    ``hint`` is false (the traceback is printed above it)."""
+    line = f"optuna-psms: error: {_one_line(exc)}"
+    if hint and getattr(exc, "original", None) is not None:
+        line += f" {TRACEBACK_HINT}"
+    return line
 
 
 def quiet_sqlalchemy_logs() -> None:
@@ -98,7 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
         Exit status: 0 on success, 2 on a user mistake or missing extra (one line on
-        stderr), 130 when interrupted.
+        stderr; with ``--traceback`` or ``OPTUNA_PSMS_TRACEBACK=1`` the traceback of its cause
+        above it), 130 when interrupted.
     """
     from optuna_psms._extras import MissingExtraError
     from optuna_psms.storages import MissingDriverError
@@ -110,7 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(run(args))
     except (UserError, MissingExtraError, MissingDriverError) as exc:
-        warn(f"optuna-psms: error: {_one_line(exc)}")
+        traceback = wants_traceback(args)
+        if traceback:
+            print_traceback(exc)
+        warn(error_line(exc, hint=not traceback))
         return 2
     except KeyboardInterrupt:
         warn("optuna-psms: interrupted")

@@ -10,8 +10,29 @@ import tempfile
 from typing import Any
 
 
+#: Ends the line of an error converted from a ``ValueError`` / ``RuntimeError`` of the work
+#: itself (the search, a refit, a prediction): it may be a bug of optuna-psms or of a library
+#: under it rather than a mistake in the command, and its traceback tells which.
+TRACEBACK_HINT = "(rerun with --traceback to see where it came from)"
+#: Set to ``1`` (or ``true``/``yes``/``on``), the environment variable does what ``--traceback``
+#: does (for CI logs, where the command line is written once).
+TRACEBACK_ENV = "OPTUNA_PSMS_TRACEBACK"
+
+
 class UserError(Exception):
-    """A mistake in the command line or its inputs: reported in one line, exit code 2."""
+    """A mistake in the command line or its inputs: reported in one line, exit code 2.
+
+    Args:
+        message: The line (its first line is printed).
+        original: The exception it was converted from, when it came out of the work itself
+            (the search, a refit, a prediction) and not out of one of the command's own
+            checks: the line then ends with :data:`TRACEBACK_HINT`, and ``--traceback``
+            prints this exception's traceback.
+    """
+
+    def __init__(self, message: str, *, original: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.original = original
 
 
 def warn(line: str) -> None:

@@ -58,7 +58,9 @@ def split(
             rows, test_size=test_size, stratify=stratify, shuffle=True, random_state=seed
         )
     except ValueError as exc:
-        raise UserError(f"--test-size {test_size}: cannot split the rows ({exc})") from None
+        raise UserError(
+            f"--test-size {test_size}: cannot split the rows ({exc})", original=exc
+        ) from None
 
     def take(data: Any, idx: Any) -> Any:
         return data.iloc[idx] if isinstance(data, pd.DataFrame) else np.asarray(data)[idx]

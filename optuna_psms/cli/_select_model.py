@@ -255,5 +255,5 @@ def refit(settings: dict[str, Any], study: Any, best: Any, X: Any, y: Any, **kwa
     try:
         model.fit_trial(X, y, study, best)
     except (ValueError, RuntimeError) as exc:
-        raise UserError(f"cannot refit the chosen pipeline: {exc}") from None
+        raise UserError(f"cannot refit the chosen pipeline: {exc}", original=exc) from None
     return model

@@ -76,7 +76,7 @@ def choose(
     try:
         best = chooser.choose_trial(parts[0], parts[1], study)
     except (ValueError, RuntimeError) as exc:
-        raise UserError(f"cannot choose the pipeline: {exc}") from None
+        raise UserError(f"cannot choose the pipeline: {exc}", original=exc) from None
     described = best.user_attrs.get("fms:pipeline", best.params)
     # A trial of --initial-pipelines is not the sampler's find: say so.
     start = " of the initial pipelines" if "fms:initial" in best.user_attrs else ""

@@ -289,7 +289,9 @@ def run(args: argparse.Namespace) -> int:
             hint = " (a label column? leave it out with --drop COLUMN)"
             if keep:
                 hint = " (--keep still passes its columns to the model: --drop them too?)"
-        raise UserError(f"cannot apply the model to this data: {exc}{hint}") from None
+        raise UserError(
+            f"cannot apply the model to this data: {exc}{hint}", original=exc
+        ) from None
     # The model's own warnings, one line each: values it reads other than as written (text in
     # a numeric column, an unseen category; predict and predict_proba both warn, hence the
     # dict), or columns taken by position.

@@ -251,7 +251,7 @@ def _search(model: Any, X: Any, y: Any) -> bool:
             started.fail_running()
             return True
         if isinstance(exc, ValueError | RuntimeError):
-            raise UserError(str(exc)) from None
+            raise UserError(str(exc), original=exc) from None
         raise
     return False
 
