@@ -190,6 +190,11 @@ def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch
             ["--csv", "one_class.csv", "--target", "y", "--test-size", "0"],
             "y has a single class (1); classification needs at least two",
         ),
+        # The value read "np.float64(1.5)" (numpy 2's repr of its scalars).
+        (
+            ["--csv", "constant.csv", "--target", "y", "--task", "regression", "--test-size", "0"],
+            "y is constant (1.5); there is nothing to regress",
+        ),
         (
             ["--csv", "unlabelled.csv", "--target", "y"],
             "column 'y' of unlabelled.csv has 2 empty value(s) (line 3, 6); drop those rows "
@@ -224,6 +229,7 @@ def test_user_mistakes_give_one_line(
     monkeypatch.chdir(tmp_path)
     pd.DataFrame({"a": [1, 2, 3, 4], "y": [0, 1, 0, 1]}).to_csv("data.csv", index=False)
     pd.DataFrame({"a": [1, 2, 3, 4], "y": [1, 1, 1, 1]}).to_csv("one_class.csv", index=False)
+    pd.DataFrame({"a": range(8), "y": [1.5] * 8}).to_csv("constant.csv", index=False)
     # 12 rows, two without a label (file lines 3 and 6): the split must not hide them.
     unlabelled = pd.DataFrame(
         {"a": range(12), "y": ["u", None, "v", "u", None] + ["u", "v"] * 3 + ["v"]}
