@@ -195,6 +195,12 @@ def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch
             ["--csv", "constant.csv", "--target", "y", "--task", "regression", "--test-size", "0"],
             "y is constant (1.5); there is nothing to regress",
         ),
+        # Said of the whole target, not "(in the 6 search rows left by --test-size 0.25)",
+        # and without the warning "has 1 distinct numeric values" above it.
+        (
+            ["--csv", "constant.csv", "--target", "y"],
+            "the target is constant (1.5) in all 8 rows; there is nothing to regress",
+        ),
         (
             ["--csv", "unlabelled.csv", "--target", "y"],
             "column 'y' of unlabelled.csv has 2 empty value(s) (line 3, 6); drop those rows "

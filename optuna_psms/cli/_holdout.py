@@ -53,6 +53,15 @@ def split(
                 f"hold-out needs at least 2 rows of each class (drop that row, or use "
                 f"--test-size 0 for no hold-out)"
             )
+    elif task == "regression" and len(y):
+        # As a single class above: "y is constant" named only the search rows left.
+        numbers = pd.to_numeric(pd.Series(np.asarray(y, dtype=object)), errors="coerce")
+        values = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
+        if np.isfinite(values).all() and float(np.ptp(values)) == 0.0:
+            raise UserError(
+                f"the target is constant ({float(values[0])!r}) in all {len(y)} rows; "
+                "there is nothing to regress"
+            )
     try:
         search, held = train_test_split(
             rows, test_size=test_size, stratify=stratify, shuffle=True, random_state=seed
