@@ -1298,6 +1298,33 @@ def test_select_says_when_it_continues_a_study(
     )
 
 
+def test_an_identifier_is_warned_about_once_with_a_hold_out(tmp_path: Any, capsys: Any) -> None:
+    # A text identifier got its warning, then, below the search, "in the held-out rows,
+    # column 'id': 20 value(s) not seen in training (e.g. 'P-0003'), encoded as the
+    # infrequent categories": true of every identifier's held-out rows, so nothing new.
+    # A column that is no identifier keeps its held-out line ('batch': pairs of rows, some
+    # of whose values only the held-out rows have, with this seed's split).
+    _write_csv(tmp_path / "data.csv")
+    frame = pd.read_csv(tmp_path / "data.csv")
+    frame.insert(0, "id", [f"P-{i:04d}" for i in range(len(frame))])
+    frame["batch"] = [f"b{i // 2}" for i in range(len(frame))]
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    argv = _select_argv(tmp_path, "--n-trials", "1", "--storage", f"sqlite:///{tmp_path}/i.db")
+    code, _, err = _run([*argv, "--output", str(tmp_path / "m.joblib")], capsys)
+    assert code == 0, err
+    lines = err.strip().splitlines()
+    assert lines[0] == (
+        "warning: column 'id' looks like a row identifier (a different value in each of the "
+        "80 rows); as a feature it can only memorise rows (or their order in the file): drop "
+        "it with --drop id"
+    )
+    assert [line for line in lines if "'id'" in line] == lines[:1], err
+    held = [line for line in lines if line.startswith("warning: in the held-out rows")]
+    assert len(held) == 1 and held[0].startswith(
+        "warning: in the held-out rows, column 'batch': "
+    ), err
+
+
 def test_select_says_when_it_replaces_the_default_model_file(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1342,11 +1369,10 @@ def test_select_drop_and_the_identifier_warning(tmp_path: Any, capsys: Any) -> N
         "the 80 rows); as a feature it can only memorise rows (or their order in the file): "
         "drop it with --drop name",
     ]
-    # The held-out names were never among the search rows': said once, as a warning line.
-    assert len(lines) == 4 and lines[2].startswith(
-        "warning: in the held-out rows, column 'name': 20 value(s) not seen in training (e.g. "
-    )
-    assert lines[3].startswith("warning: too few rows for these scores to mean much: the held")
+    # The held-out names were never among the search rows': the line saying so repeated the
+    # warning above (a different value in each row), so it is gone.
+    assert len(lines) == 3, err
+    assert lines[2].startswith("warning: too few rows for these scores to mean much: the held")
     # With --drop (either spelling): no warning, and the model knows only the other columns.
     for drop in (["id", "name"], ["id,name"]):
         model_path = tmp_path / "no_id.joblib"
