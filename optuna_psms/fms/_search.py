@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from optuna_psms._compat._interrupted import trials_failed_on_ctrl_c
 from optuna_psms._registry import make_sampler as _make
 from optuna_psms._registry import SAMPLERS
 from optuna_psms.fms._initial import check_initial_pipelines
@@ -216,6 +217,11 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
                 the classifier or a non-numeric one to the regressor, or duplicate column
                 names in a DataFrame ``X``.
             RuntimeError: If no trial completed (every pipeline failed).
+            KeyboardInterrupt: Ctrl-C stopped the search. The trials this search started and
+                left ``RUNNING`` are failed first (user attr ``fms:interrupted``), so the
+                study resumes (``load_if_exists=True``); with ``n_jobs`` above 1 the first
+                Ctrl-C says on stderr that the search waits for the trials in progress, and a
+                second one fails them.
 
         Warns:
             UserWarning: A column of a DataFrame ``X`` looks like a row identifier (text with
@@ -263,8 +269,13 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         check_reselect(getattr(self, "reselect_top", None), getattr(self, "reselect_cv", 5))
         check_initial_pipelines(getattr(self, "initial_pipelines", None))
         objective = self._objective(X, y)
+        # In memory, as create_study's own default, but an object: the trials a Ctrl-C cuts
+        # are failed in it (StartedTrials records nothing for None or a URL).
+        storage = open_storage(self.storage)
+        if storage is None:
+            storage = optuna.storages.InMemoryStorage()
         study = optuna.create_study(
-            storage=open_storage(self.storage),
+            storage=storage,
             sampler=self._make_sampler(),
             pruner=self.pruner if self.pruner is not None else optuna.pruners.NopPruner(),
             study_name=self.study_name,
@@ -283,15 +294,18 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
             objective.context,
             objective.metric,
         )
-        optimize_past_taken_trials(
-            study,
-            objective,
-            n_trials=self.n_trials,
-            timeout=self.timeout,
-            n_jobs=self.n_jobs,
-            show_progress_bar=self.show_progress_bar,
-            callbacks=None if callbacks is None else list(callbacks),
-        )
+        # Ctrl-C: no trial of this search left RUNNING, and with n_jobs > 1 a line saying
+        # that the trials in progress finish first (as optuna-psms select).
+        with trials_failed_on_ctrl_c(storage, n_jobs=self.n_jobs):
+            optimize_past_taken_trials(
+                study,
+                objective,
+                n_trials=self.n_trials,
+                timeout=self.timeout,
+                n_jobs=self.n_jobs,
+                show_progress_bar=self.show_progress_bar,
+                callbacks=None if callbacks is None else list(callbacks),
+            )
         completed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
         if not completed:
             errors = {
