@@ -22,8 +22,9 @@ hook in the loop of its threads, and a test of what a Ctrl-C there does needs on
 package itself does not use the module (``tests/test_compat_boundary.py``). If Optuna
 renames the module or these names, ``monkeypatch.setattr`` raises ``AttributeError`` (the
 tests fail, loudly). If it keeps them but stops calling them (another pool, another wait),
-the patches are not reached: the blocked-thread tests then hang in the blocked CV instead of
-failing, and the submit tests fail their asserts. This module is the one place to adapt.
+the patches are not reached: a blocked-thread test then hangs (both threads wait at the
+Barrier for a main thread that never comes; ``-o faulthandler_timeout=60`` shows where) or
+fails its asserts, and the submit tests fail theirs. This module is the one place to adapt.
 """
 
 from __future__ import annotations
