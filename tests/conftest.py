@@ -1,12 +1,14 @@
 """Shared fixtures: the list of samplers under test, reachable services, the docs scripts,
-a simulated failure or Ctrl-C in a chosen trial."""
+a simulated failure or Ctrl-C in a chosen trial, Python's own SIGINT handler."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Iterator
 import importlib
 import os
 from pathlib import Path
+import signal
 from types import ModuleType
 from typing import Any
 
@@ -81,3 +83,12 @@ def raise_in_trials(
         monkeypatch.setattr(objective_module, "run_folds", run_folds)
 
     return install
+
+
+@pytest.fixture
+def default_ctrl_c() -> Iterator[None]:
+    """Python's own SIGINT handler (raise KeyboardInterrupt), as in a plain interpreter, for a
+    test that delivers SIGINT with ``signal.raise_signal``; the previous one afterwards."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

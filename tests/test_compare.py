@@ -439,21 +439,29 @@ def test_parallel_workers(tmp_path: Any) -> None:
 
 @pytest.mark.slow  # two spawned workers plus a resume: ~15 s on an idle machine
 def test_ctrl_c_is_one_line_and_resumable(tmp_path: Any, monkeypatch: Any) -> None:
-    # From trial 3 on, the objective waits for a file: when Ctrl-C comes, every running
-    # study is inside its trial 3 and none can be complete, whatever the scheduling. Each
-    # worker marks that it is inside the wait (past the sampler and the trial's creation):
-    # Ctrl-C is sent only once both are, so it cannot land between two trials of one.
+    # From trial 3 on, the objective waits: when Ctrl-C comes, every running study is inside
+    # its trial 3 and none can be complete, whatever the scheduling. Each worker marks that it
+    # is inside the wait (past the sampler and the trial's creation): Ctrl-C is sent only once
+    # both are, so it cannot land between two trials of one. In a worker the wait ends when
+    # the main process has set the workers' stop event (its Ctrl-C handler; the module's
+    # private `_stop`), not after a pause: a pause too short for a loaded machine let a
+    # worker end trial 3 and begin trial 4 before the stop. The resume, in this process,
+    # passes the wait by the file `go`, written once the interrupted run has exited.
     go = tmp_path / "go"
     (tmp_path / "gated_objective_mod.py").write_text(
         textwrap.dedent(
             f"""
             import os, time
+            from optuna_psms.compare import _run
+
+            def stopping():
+                return _run._stop is not None and _run._stop.is_set()
 
             def f(trial):
                 x = trial.suggest_float("x", -1.0, 1.0)
                 if trial.number >= 3:
                     open(os.path.join({str(tmp_path)!r}, f"waiting-{{os.getpid()}}"), "w").close()
-                while trial.number >= 3 and not os.path.exists({str(go)!r}):
+                while trial.number >= 3 and not stopping() and not os.path.exists({str(go)!r}):
                     time.sleep(0.05)
                 return x * x
             """
@@ -480,14 +488,16 @@ def test_ctrl_c_is_one_line_and_resumable(tmp_path: Any, monkeypatch: Any) -> No
             waiting = len(list(tmp_path.glob("waiting-*")))
             if len(seen) == 6 and sum(c["COMPLETE"] for c in seen.values()) >= 6 and waiting == 2:
                 break
+            assert proc.poll() is None, proc.communicate()
             time.sleep(0.2)
+        else:
+            pytest.fail("the two workers did not both reach trial 3 within 300 s")
         os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole group
-        time.sleep(0.5)
-        go.touch()
-        out, err = proc.communicate(timeout=300)
+        out, err = proc.communicate(timeout=300)  # the workers go on once the stop is set
     finally:
         if proc.poll() is None:
             proc.kill()
+    go.touch()  # for the resume below
     assert proc.returncode == 130, err
     assert err.strip().splitlines() == [
         "optuna-psms: interrupted; finished trials are saved, add --resume to continue"

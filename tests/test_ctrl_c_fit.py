@@ -8,37 +8,28 @@ its own ``RUNNING`` trials (``fms:interrupted``) before the ``KeyboardInterrupt`
 and the same estimator resumes the study.
 
 As ``tests/test_ctrl_c_jobs_line.py``: both threads' CV is blocked until the test releases it
-(a Barrier, no timer) and SIGINT is delivered with ``signal.raise_signal``, which runs the
-handler before it returns, in the main thread's wait for the threads (the first Ctrl-C) and
-in their join (the second).
+(a Barrier, no timer; ``tests/_blocked_threads.py``) and SIGINT is delivered with
+``signal.raise_signal``, which runs the handler before it returns, in the main thread's wait
+for the threads (the first Ctrl-C) and in their join (the second).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-import concurrent.futures
 import signal
-import threading
 from typing import Any
 
 import optuna
-from optuna.study import _optimize
 import pandas as pd
 import pytest
 
 from optuna_psms.cli._interrupt import finishing_line
+from tests._blocked_threads import sigint_with_two_trials_running
 from tests.test_cli import _write_csv
 
 
 LINE = finishing_line(2)
 
-
-@pytest.fixture(autouse=True)
-def default_ctrl_c() -> Iterator[None]:
-    """Python's own SIGINT handler (raise KeyboardInterrupt), as in a plain interpreter."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
+pytestmark = pytest.mark.usefixtures("default_ctrl_c")  # Python's own SIGINT handler
 
 
 def _data(tmp_path: Any) -> tuple[pd.DataFrame, pd.Series]:
@@ -82,66 +73,19 @@ def _resumes(X: Any, y: Any, db: str, before: list[str]) -> None:
 def test_fit_two_jobs_ctrl_c_says_so_and_leaves_no_trial_running(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch, second: bool
 ) -> None:
-    from optuna_psms.fms import objective as objective_module
-    from optuna_psms.fms._folds import run_folds as real_folds
-
     X, y = _data(tmp_path)
     db = f"sqlite:///{tmp_path}/s.db"
-    release = threading.Event()
-    both_blocked = threading.Barrier(3)  # the two threads' first trials and the main thread
-    folds: list[int] = []
-    lock = threading.Lock()
 
-    def run_folds(*args: Any, **kwargs: Any) -> Any:
-        with lock:
-            folds.append(1)
-            k = len(folds) - 1
-        if k < 2:  # the first two trials run until the test releases them
-            both_blocked.wait()
-            release.wait()
-        return real_folds(*args, **kwargs)
+    def look() -> tuple[str, list[str]]:  # stderr and the trials' states at the first Ctrl-C
+        return capsys.readouterr().err, [t.state.name for t in _trials(db)]
 
-    seen: list[tuple[str, list[str]]] = []  # stderr and the trials' states at the Ctrl-C
-
-    def wait(fs: Any, timeout: Any = None, return_when: Any = None) -> Any:
-        # The first Ctrl-C, once both threads run a blocked trial. Until then the real wait,
-        # in short steps: with both threads blocked it would never return.
-        while True:
-            if both_blocked.n_waiting == 2:
-                both_blocked.wait()
-                try:
-                    signal.raise_signal(signal.SIGINT)
-                finally:
-                    seen.append((capsys.readouterr().err, [t.state.name for t in _trials(db)]))
-                    if not second:
-                        release.set()  # the trials in progress finish now
-            done, not_done = concurrent.futures.wait(fs, 0.05, return_when)
-            if done:
-                return done, not_done
-
-    executors: list[concurrent.futures.ThreadPoolExecutor] = []
-
-    class Executor(concurrent.futures.ThreadPoolExecutor):
-        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-            if not second:
-                super().shutdown(wait=wait, cancel_futures=cancel_futures)
-                return
-            executors.append(self)  # the second Ctrl-C, in the join of the threads
-            super().shutdown(wait=False)
-            signal.raise_signal(signal.SIGINT)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(objective_module, "run_folds", run_folds)
-        patch.setattr(_optimize, "wait", wait)
-        patch.setattr(_optimize, "ThreadPoolExecutor", Executor)
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                _selector(db, 50, 2).fit(X, y)
-            states = [t.state.name for t in _trials(db)]  # before the blocked threads end
-        finally:
-            release.set()
-            for executor in executors:  # joins its threads
-                concurrent.futures.ThreadPoolExecutor.shutdown(executor, wait=True)
+    with (
+        monkeypatch.context() as patch,
+        sigint_with_two_trials_running(patch, second=second, look=look) as seen,
+    ):
+        with pytest.raises(KeyboardInterrupt):
+            _selector(db, 50, 2).fit(X, y)
+        states = [t.state.name for t in _trials(db)]  # before the blocked threads end
     [(said, running)] = seen
     # Said at once, on stderr, while both trials were still running; and said once.
     assert said.splitlines() == [LINE]

@@ -2,28 +2,30 @@
 
 The Ctrl-C lands in the main thread, in Optuna's wait for the threads; leaving Optuna's thread
 pool then waits for the trials in progress, a whole CV each, and nothing was printed: it looked
-hung. The tests block both threads' CV until the test releases it (a Barrier, no timer) and
-deliver SIGINT with ``signal.raise_signal``, which runs the handler before it returns, at a
-point fixed in advance: in that wait (the first Ctrl-C), and in the join of the threads (the
-second). ``tests/test_faults_ctrl_c_jobs.py`` covers the rest of the two paths (resuming).
+hung. The tests block both threads' CV until the test releases it (a Barrier, no timer;
+``tests/_blocked_threads.py``) and deliver SIGINT with ``signal.raise_signal``, which runs the
+handler before it returns, at a point fixed in advance: in that wait (the first Ctrl-C), and in
+the join of the threads (the second). ``tests/test_faults_ctrl_c_jobs.py`` covers the rest of
+the two paths (resuming).
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import signal
-import threading
 from typing import Any
 
 import optuna
-from optuna.study import _optimize
 import pytest
 
 from optuna_psms.cli._interrupt import finishing_line
+from tests._blocked_threads import sigint_with_two_trials_running
 from tests.test_cli import _run
 from tests.test_cli import _select_argv
 from tests.test_cli import _write_csv
 
+
+# select's handler says the line, then calls the handler in place: Python's own, here.
+pytestmark = pytest.mark.usefixtures("default_ctrl_c")
 
 LINE = (
     "optuna-psms: Ctrl-C: the search stops once the 2 trials in progress finish "
@@ -55,65 +57,18 @@ def test_the_line_names_the_trials() -> None:
 def test_select_two_jobs_first_ctrl_c_says_the_trials_in_progress_finish(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch, second: bool
 ) -> None:
-    from optuna_psms.fms import objective as objective_module
-    from optuna_psms.fms._folds import run_folds as real_folds
-
     monkeypatch.chdir(tmp_path)
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
-    release = threading.Event()
-    both_blocked = threading.Barrier(3)  # the two threads' first trials and the main thread
-    folds: list[int] = []
-    lock = threading.Lock()
 
-    def run_folds(*args: Any, **kwargs: Any) -> Any:
-        with lock:
-            folds.append(1)
-            k = len(folds) - 1
-        if k < 2:  # the first two trials run until the test releases them
-            both_blocked.wait()
-            release.wait()
-        return real_folds(*args, **kwargs)
+    def look() -> tuple[str, list[str]]:  # stderr and the trials' states at the first Ctrl-C
+        return capsys.readouterr().err, _states(db)
 
-    seen: list[tuple[str, list[str]]] = []  # stderr and the trials' states at the Ctrl-C
-
-    def wait(fs: Any, timeout: Any = None, return_when: Any = None) -> Any:
-        # The first Ctrl-C, once both threads run a blocked trial. Until then the real wait,
-        # in short steps: with both threads blocked it would never return.
-        while True:
-            if both_blocked.n_waiting == 2:
-                both_blocked.wait()
-                try:
-                    signal.raise_signal(signal.SIGINT)
-                finally:
-                    seen.append((capsys.readouterr().err, _states(db)))
-                    if not second:
-                        release.set()  # the trials in progress finish now
-            done, not_done = concurrent.futures.wait(fs, 0.05, return_when)
-            if done:
-                return done, not_done
-
-    executors: list[concurrent.futures.ThreadPoolExecutor] = []
-
-    class Executor(concurrent.futures.ThreadPoolExecutor):
-        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-            if not second:
-                super().shutdown(wait=wait, cancel_futures=cancel_futures)
-                return
-            executors.append(self)  # the second Ctrl-C, in the join of the threads
-            super().shutdown(wait=False)
-            signal.raise_signal(signal.SIGINT)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(objective_module, "run_folds", run_folds)
-        patch.setattr(_optimize, "wait", wait)
-        patch.setattr(_optimize, "ThreadPoolExecutor", Executor)
-        try:
-            code, out, err = _run(_argv(tmp_path, db, 2), capsys)
-        finally:
-            release.set()
-            for executor in executors:  # joins its threads
-                concurrent.futures.ThreadPoolExecutor.shutdown(executor, wait=True)
+    with (
+        monkeypatch.context() as patch,
+        sigint_with_two_trials_running(patch, second=second, look=look) as seen,
+    ):
+        code, out, err = _run(_argv(tmp_path, db, 2), capsys)
     assert code == 130, err
     [(said, states)] = seen
     # Said at once, on stderr, while both trials were still running; and said once.

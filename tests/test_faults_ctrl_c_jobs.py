@@ -10,7 +10,8 @@ its trial later cannot change it. A KeyboardInterrupt inside an objective (a thr
 where SIGINT lands; the conftest fixture ``raise_in_trials``) fails that trial, and the main
 thread raises it when it collects the trial.
 
-Every trigger is a call counted or an event set by the code under test, never a timer:
+Every trigger is a call counted or an event set by the code under test, never a timer
+(``tests/_blocked_threads.py``):
 after each, no trial is ``RUNNING``, the complete trials are kept, and the same command (or
 estimator) resumes the study, continues its numbering and saves a model.
 """
@@ -18,14 +19,14 @@ estimator) resumes the study, continues its numbering and saves a model.
 from __future__ import annotations
 
 from collections.abc import Callable
-import concurrent.futures
 import threading
 from typing import Any
 
 import optuna
-from optuna.study import _optimize
 import pytest
 
+from tests._blocked_threads import blocked_threads
+from tests._blocked_threads import ctrl_c_at_submit
 from tests.test_cli import _run
 from tests.test_cli import _select_argv
 from tests.test_cli import _write_csv
@@ -61,19 +62,8 @@ def test_select_two_jobs_ctrl_c_lets_the_begun_trials_complete(
     monkeypatch.chdir(tmp_path)
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
-    submitted: list[int] = []
-
-    class Executor(concurrent.futures.ThreadPoolExecutor):
-        def submit(self, *args: Any, **kwargs: Any) -> Any:
-            # The Ctrl-C, in the main thread's loop once 3 trials are submitted (at a submit:
-            # how many trials a wait collects, hence submits after it, depends on the threads).
-            if len(submitted) == 3:
-                raise KeyboardInterrupt
-            submitted.append(1)
-            return super().submit(*args, **kwargs)
-
     with monkeypatch.context() as patch:
-        patch.setattr(_optimize, "ThreadPoolExecutor", Executor)
+        ctrl_c_at_submit(patch, 3)  # in the main thread's loop, once 3 trials are submitted
         code, out, err = _run(_argv(tmp_path, db, 50), capsys)
     assert code == 130, err
     assert "optuna-psms: interrupted; study 'cut' is kept" in err
@@ -85,55 +75,24 @@ def test_select_two_jobs_ctrl_c_lets_the_begun_trials_complete(
 def test_select_two_jobs_second_ctrl_c_fails_the_trials_still_running(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from optuna_psms.fms import objective as objective_module
-    from optuna_psms.fms._folds import run_folds as real_folds
-
     monkeypatch.chdir(tmp_path)
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
-    release = threading.Event()
-    both_blocked = threading.Barrier(3)  # the two blocked threads and the main thread
-    folds: list[int] = []
-    lock = threading.Lock()
 
-    def run_folds(*args: Any, **kwargs: Any) -> Any:
-        with lock:
-            folds.append(1)
-            k = len(folds) - 1
-        if k >= 2:  # from the 3rd trial on, the CV runs until the test releases it
-            both_blocked.wait()
-            release.wait()
-        return real_folds(*args, **kwargs)
+    def ctrl_c(*_: threading.Event) -> None:  # as the SIGINT handler does; the release unused
+        raise KeyboardInterrupt
 
-    def wait(fs: Any, timeout: Any = None, return_when: Any = None) -> Any:
-        # The first Ctrl-C lands once both threads run a blocked trial. Until then, the
-        # real wait, in short steps: with both threads blocked it would never return.
-        while True:
-            if both_blocked.n_waiting == 2:
-                both_blocked.wait()
-                raise KeyboardInterrupt
-            done, not_done = concurrent.futures.wait(fs, 0.05, return_when)
-            if done:
-                return done, not_done
-
-    executors: list[concurrent.futures.ThreadPoolExecutor] = []
-
-    class Executor(concurrent.futures.ThreadPoolExecutor):
-        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-            executors.append(self)  # the second Ctrl-C, in the join of the threads
-            super().shutdown(wait=False)
-            raise KeyboardInterrupt
-
-    with monkeypatch.context() as patch:
-        patch.setattr(objective_module, "run_folds", run_folds)
-        patch.setattr(_optimize, "wait", wait)
-        patch.setattr(_optimize, "ThreadPoolExecutor", Executor)
-        try:
-            code, out, err = _run(_argv(tmp_path, db, 50), capsys)
-        finally:
-            release.set()  # the blocked threads end their trials now: too late to change them
-            for executor in executors:  # joins its threads
-                concurrent.futures.ThreadPoolExecutor.shutdown(executor, wait=True)
+    with (
+        monkeypatch.context() as patch,
+        blocked_threads(
+            patch,
+            blocks=lambda k: k >= 2,  # from the 3rd trial on, the CV runs until released
+            first_ctrl_c=ctrl_c,  # once both threads run a blocked trial
+            second_ctrl_c=ctrl_c,  # in the join of the threads
+        ),
+    ):
+        code, out, err = _run(_argv(tmp_path, db, 50), capsys)
+    # The blocked threads ended their trials as the block closed: too late to change them.
     assert code == 130, err
     assert "[2 complete, 2 failed (2 interrupted by Ctrl-C) in the study]" in out
     trials = optuna.load_study(study_name="cut", storage=db).trials

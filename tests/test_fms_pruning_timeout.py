@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import subprocess
 import sys
 import threading
@@ -19,6 +20,7 @@ from sklearn.dummy import DummyClassifier
 
 from optuna_psms import FullModelSelector
 from optuna_psms.fms import Component
+from optuna_psms.fms import FullModelObjective
 from optuna_psms.fms import FullModelSpace
 from optuna_psms.fms import make_objective
 from optuna_psms.fms import RegressionSpace
@@ -143,16 +145,27 @@ def test_no_pruning_unless_enabled() -> None:
 
 
 # --------------------------------------------------------------------------- time limit
+# trial_timeout is one limit for every trial of a search. A test that gave the slow trial and
+# the fast ones the same few seconds failed whenever a loaded machine made a fast trial (a
+# fresh worker importing scikit-learn and this module, then its folds) take longer. So each
+# trial here runs with its own limit (the objective reads ``trial_timeout`` at every trial):
+# SHORT for the slow pipeline, whose fit sleeps far past it, and LONG, beyond any plausible
+# time, for the others. The slow trial follows a trial that started the worker and imported
+# this module in it: within SHORT only a small task is unpickled before the slow fit starts.
+SHORT, LONG = 3.0, 60.0
+
+
 class SlowClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
-    """Touches ``marker + '.started'``, sleeps, then touches ``marker + '.finished'``."""
+    """Writes its process id to ``marker + '.started'``, sleeps ``seconds``, then touches
+    ``marker + '.finished'``."""
 
     def __init__(self, marker: str = "", seconds: float = 60.0) -> None:
         self.marker = marker
         self.seconds = seconds
 
     def fit(self, X: Any, y: Any) -> SlowClassifier:
-        with open(self.marker + ".started", "w"):
-            pass
+        with open(self.marker + ".started", "w") as f:
+            f.write(str(os.getpid()))
         time.sleep(self.seconds)
         with open(self.marker + ".finished", "w"):
             pass
@@ -164,36 +177,53 @@ class SlowClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
 
 
 class _BuildSlow:
-    def __init__(self, marker: str) -> None:
+    def __init__(self, marker: str, seconds: float = 60.0) -> None:
         self.marker = marker
+        self.seconds = seconds
 
     def __call__(self, params: Any) -> Any:
-        return SlowClassifier(marker=self.marker)
+        return SlowClassifier(marker=self.marker, seconds=self.seconds)
 
 
 def _slow_space(marker: str) -> FullModelSpace:
+    """naive_bayes, ``slow`` (a fit of 60 s) and ``instant`` (the same class, no sleep)."""
     slow = Component("slow", "classifier", lambda t: {}, _BuildSlow(marker))
-    return FullModelSpace(
-        classifiers=["naive_bayes"], selectors=[], preprocessors=[], bias=False
-    ).register(slow)
+    instant = Component("instant", "classifier", lambda t: {}, _BuildSlow(marker + "-0", 0.0))
+    return (
+        FullModelSpace(classifiers=["naive_bayes"], selectors=[], preprocessors=[], bias=False)
+        .register(slow)
+        .register(instant)
+    )
+
+
+def _one_trial(
+    study: optuna.Study, objective: FullModelObjective, method: str
+) -> optuna.trial.FrozenTrial:
+    """One trial of classifier ``method``: SHORT for ``slow``, LONG for every other."""
+    objective.trial_timeout = SHORT if method == "slow" else LONG
+    study.enqueue_trial({"clf:method": method})
+    study.optimize(objective, n_trials=1)
+    return study.trials[-1]
 
 
 def test_trial_timeout_fails_only_the_slow_trial(tmp_path: Any) -> None:
     X, y = _data()
     marker = str(tmp_path / "slow")
-    objective = make_objective(X, y, space=_slow_space(marker), random_state=0, trial_timeout=3)
+    objective = make_objective(X, y, space=_slow_space(marker), random_state=0, trial_timeout=LONG)
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
-    study.enqueue_trial({"clf:method": "slow"})
-    study.enqueue_trial({"clf:method": "naive_bayes"})
-    study.optimize(objective, n_trials=2)
-    slow, fast = study.trials
+    methods = ("instant", "slow", "naive_bayes")  # instant: starts the worker (see SHORT)
+    before, slow, fast = [_one_trial(study, objective, method) for method in methods]
+    assert before.state == optuna.trial.TrialState.COMPLETE
     assert slow.state == optuna.trial.TrialState.FAIL
     assert slow.user_attrs["fms:timeout"] is True
     assert "exceeded trial_timeout=3s (0 of 2 folds done)" in slow.user_attrs["fms:error"]
     assert fast.state == optuna.trial.TrialState.COMPLETE
     assert len(fast.user_attrs["fms:fold_scores"]) == 2
-    # The slow fit started in the child and was killed before it could finish.
-    assert os.path.exists(marker + ".started")
+    # The slow fit started in the worker process, which was killed before it could finish.
+    pid = int(Path(marker + ".started").read_text())
+    assert pid != os.getpid()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # no such process: killed, and reaped by the search
     assert not os.path.exists(marker + ".finished")
 
 
@@ -299,18 +329,17 @@ def test_a_lock_held_by_another_thread_does_not_hang_the_timed_fit(tmp_path: Any
     assert len(pids) == 4 and len(set(pids)) == 1 and pids[0] != str(os.getpid())
 
 
-@pytest.mark.slow  # a real 2 s timeout and a worker restart: with the slow tests
+@pytest.mark.slow  # a real 3 s timeout and a worker restart: with the slow tests
 def test_the_worker_is_reused_and_replaced_after_a_timeout(tmp_path: Any) -> None:
     X, y = _data()
     log = str(tmp_path / "pids")
     marker = str(tmp_path / "slow")
     locking = Component("locking", "classifier", lambda t: {}, _BuildLocking(log))
     space = _slow_space(marker).register(locking)
-    objective = make_objective(X, y, space=space, random_state=0, trial_timeout=3)
+    objective = make_objective(X, y, space=space, random_state=0, trial_timeout=LONG)
     study = optuna.create_study()
     for method in ("locking", "slow", "locking", "naive_bayes", "locking"):
-        study.enqueue_trial({"clf:method": method})
-    study.optimize(objective, n_trials=5)
+        _one_trial(study, objective, method)  # SHORT for the slow one (see SHORT)
     states = [t.state.name for t in study.trials]
     assert states == ["COMPLETE", "FAIL", "COMPLETE", "COMPLETE", "COMPLETE"]
     assert study.trials[1].user_attrs["fms:timeout"] is True

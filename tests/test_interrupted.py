@@ -4,7 +4,6 @@ Ctrl-C that lands between the storage's commit and the recording waits for the r
 from __future__ import annotations
 
 from collections.abc import Iterator
-import concurrent.futures
 import signal
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 
 from optuna_psms._compat._interrupted import StartedTrials
 from optuna_psms.storages import open_storage
+from tests._blocked_threads import ctrl_c_at_submit
 
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite", "journal"])
@@ -152,9 +152,9 @@ def test_a_second_ctrl_c_while_the_storage_creates_the_trial_raises_at_once() ->
 # _optimize_sequential of one trial per task); the main thread only submits and waits
 # (concurrent.futures.wait). A real Ctrl-C (SIGINT) is raised in the main thread, in that loop
 # (the test raises it at a submit, not at a wait: how many trials a wait collects depends on
-# the threads): leaving the executor's `with` block joins the threads, so the trials they run
-# complete. A KeyboardInterrupt inside a trial's objective (a thread) fails that trial, and
-# the main thread raises it when it next collects the task.
+# the threads; tests/_blocked_threads.py): leaving the executor's `with` block joins the
+# threads, so the trials they run complete. A KeyboardInterrupt inside a trial's objective (a
+# thread) fails that trial, and the main thread raises it when it next collects the task.
 SWARM = 4
 
 
@@ -193,22 +193,11 @@ def _one_swarm(study: optuna.Study) -> None:
 def test_ctrl_c_with_two_jobs_leaves_no_trial_running_and_the_study_resumes(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    from optuna.study import _optimize
-
     url = f"journal:///{tmp_path}/s.log"
     study = _pso_study(url)
     with monkeypatch.context() as patch:
         if where == "main thread":  # the Ctrl-C, in the main thread's loop, at its 5th submit
-            submitted: list[int] = []
-
-            class Executor(concurrent.futures.ThreadPoolExecutor):
-                def submit(self, *args: Any, **kwargs: Any) -> Any:
-                    if len(submitted) == 4:
-                        raise KeyboardInterrupt
-                    submitted.append(1)
-                    return super().submit(*args, **kwargs)
-
-            patch.setattr(_optimize, "ThreadPoolExecutor", Executor)
+            ctrl_c_at_submit(patch, 4)
         with pytest.raises(KeyboardInterrupt):
             study.optimize(_objective(3 if where == "objective" else None), n_trials=20, n_jobs=2)
     states = [t.state.name for t in study.get_trials()]
