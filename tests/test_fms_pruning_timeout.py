@@ -206,6 +206,7 @@ def _one_trial(
     return study.trials[-1]
 
 
+@pytest.mark.slow  # a real worker process and a 3 s timeout: ~7 s
 def test_trial_timeout_fails_only_the_slow_trial(tmp_path: Any) -> None:
     X, y = _data()
     marker = str(tmp_path / "slow")
