@@ -91,6 +91,35 @@ def load_dataset(name: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
     )
 
 
+#: The first bytes of files passed where a CSV file goes, and what to say of them.
+_SAVE_AS_CSV = "not text; save the data as a comma-separated CSV file"
+_MAGIC = (
+    (b"PK\x03\x04", f"it is a zip archive, as an Excel .xlsx or .ods file is, {_SAVE_AS_CSV}"),
+    (b"\xd0\xcf\x11\xe0", f"it is an old Excel (.xls) or Office file, {_SAVE_AS_CSV}"),
+    (
+        b"\x80",
+        "it is a Python pickle, such as the model file select saves, not a CSV file; --csv "
+        "takes the data",
+    ),
+    (b"PAR1", f"it is a Parquet file, {_SAVE_AS_CSV}"),
+)
+
+
+def _not_utf8(path: str, exc: UnicodeDecodeError) -> str:
+    """What a file that is not UTF-8 text is, and what to do (for :func:`read_csv`)."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    for magic, said in _MAGIC:
+        if head.startswith(magic):
+            return said
+    if b"\0" in head:
+        return f"it is a binary file, {_SAVE_AS_CSV}"
+    return (
+        f"it is not UTF-8 text (it has the byte 0x{exc.object[exc.start]:02x}, a letter "
+        f"such as é in another encoding?); save it as UTF-8 (in a spreadsheet: CSV UTF-8)"
+    )
+
+
 def read_csv(path: str) -> pd.DataFrame:
     """Read a CSV file with a header row.
 
@@ -104,7 +133,11 @@ def read_csv(path: str) -> pd.DataFrame:
         raise UserError(f"CSV file not found: {path}")
     try:
         frame = pd.read_csv(path)
-    except Exception as exc:  # parser errors, encoding errors, empty files
+    except UnicodeDecodeError as exc:
+        # pandas' "'utf-8' codec can't decode byte 0x80 in position 0" of a spreadsheet or a
+        # saved model (a new user's trial, 26 Nov 2026) says nothing of what to do.
+        raise UserError(f"cannot read CSV file {path}: {_not_utf8(path, exc)}") from None
+    except Exception as exc:  # parser errors, empty files
         raise UserError(f"cannot read CSV file {path}: {exc}") from None
     if len(frame) == 0:
         # Otherwise scikit-learn's "Found array with 0 sample(s) (shape=(0, 1))" or a

@@ -1,0 +1,85 @@
+"""optuna-psms select/predict on a file that is not a UTF-8 CSV: one line saying what it is.
+
+A new user's trial (26 Nov 2026) passed a spreadsheet and a saved model as ``--csv`` and read
+pandas' "'utf-8' codec can't decode byte 0x80 in position 0: invalid start byte".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+import zipfile
+
+import pytest
+
+from optuna_psms.cli import main
+
+
+def _error(argv: list[str], capsys: Any) -> str:
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def _xlsx(path: Path) -> None:
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("[Content_Types].xml", "<Types/>" * 40)
+        z.writestr("xl/workbook.xml", "<workbook/>" * 40)
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "said"),
+    [
+        (
+            "data.xlsx",
+            _xlsx,
+            "it is a zip archive, as an Excel .xlsx or .ods file is, not text; save the "
+            "data as a comma-separated CSV file",
+        ),
+        (
+            "model.joblib",
+            lambda p: p.write_bytes(b"\x80\x04\x95" + bytes(range(256))),
+            "it is a Python pickle, such as the model file select saves, not a CSV file; "
+            "--csv takes the data",
+        ),
+        (
+            "old.xls",
+            lambda p: p.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00\xff" * 200),
+            "it is an old Excel (.xls) or Office file, not text",
+        ),
+        (
+            "latin1.csv",
+            lambda p: p.write_bytes("city,y\nZürich,1\nBern,0\n".encode("latin-1")),
+            "it is not UTF-8 text (it has the byte 0xfc, a letter such as é in another "
+            "encoding?); save it as UTF-8 (in a spreadsheet: CSV UTF-8)",
+        ),
+    ],
+)
+def test_select_says_what_the_file_is(
+    tmp_path: Path, capsys: Any, name: str, make: Any, said: str
+) -> None:
+    path = tmp_path / name
+    make(path)
+    argv = ["select", "--csv", str(path), "--target", "y", "--n-trials", "1"]
+    argv += ["--storage", f"sqlite:///{tmp_path}/s.db"]
+    line = _error(argv, capsys)
+    assert line.startswith(f"optuna-psms: error: cannot read CSV file {path}: {said}"), line
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_predict_says_what_the_file_is(tmp_path: Path, capsys: Any) -> None:
+    import joblib
+    from sklearn.dummy import DummyClassifier
+
+    model = tmp_path / "m.joblib"
+    joblib.dump(DummyClassifier().fit([[0.0], [1.0]], [0, 1]), model)
+    data = tmp_path / "new.xlsx"
+    _xlsx(data)
+    line = _error(["predict", "--model", str(model), "--csv", str(data)], capsys)
+    assert line == (
+        f"optuna-psms: error: cannot read CSV file {data}: it is a zip archive, as an Excel "
+        ".xlsx or .ods file is, not text; save the data as a comma-separated CSV file"
+    )
