@@ -191,3 +191,22 @@ def test_no_regression_hint_for_a_few_codes_or_an_explicit_task(
     argv += ["--task", "classification", "--storage", f"sqlite:///{tmp_path}/s.db"]
     code, _, err = _run(argv, capsys)
     assert code == 2 and "has only 1 row" in err and "pass --task regression" not in err
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        # A new user's trial (usertrial7, 26 Nov 2026): the name as `datasets` lists it,
+        # less its source.
+        ("contraceptive", "unknown dataset 'contraceptive'; did you mean 'keel:contraceptive'? "),
+        ("Iris", "unknown dataset 'Iris'; did you mean 'sklearn:iris'? "),
+        ("keel:contraceptve", "unknown KEEL dataset 'contraceptve'; did you mean "),
+        ("sklearn:breastcancer", "did you mean 'sklearn:breast_cancer'? "),
+        ("sklearn:nope", "unknown dataset 'sklearn:nope'; use sklearn:<"),
+        ("keel:nope", "unknown KEEL dataset 'nope'; run 'optuna-psms datasets'"),
+    ],
+)
+def test_unknown_dataset_suggests_the_name(capsys: Any, name: str, said: str) -> None:
+    code, out, err = _run(["select", "--dataset", name], capsys)
+    assert code == 2 and out == ""
+    assert said in err and len(err.strip().splitlines()) == 1

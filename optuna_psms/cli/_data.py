@@ -84,9 +84,23 @@ def load_dataset(name: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
             X = frame.iloc[:, :-1]
             X.columns = [f"x{i}" for i in range(X.shape[1])]
             return X, frame.iloc[:, -1].to_numpy()
-        raise UserError(f"unknown KEEL dataset {short!r}; run 'optuna-psms datasets' to list them")
+        close = close_name(short, files)
+        hint = f"did you mean 'keel:{close}'? " if close is not None else ""
+        raise UserError(
+            f"unknown KEEL dataset {short!r}; {hint}run 'optuna-psms datasets' to list them"
+        )
+    # A name without its source (contraceptive for keel:contraceptive; a new user's trial,
+    # 26 Nov 2026), or with a typo.
+    known = [f"sklearn:{n}" for n in SKLEARN_DATASETS] + [f"keel:{n}" for n in _keel_files()]
+    if source == "sklearn":  # compared without the shared "sklearn:"
+        close = close_name(short, SKLEARN_DATASETS)
+        close = None if close is None else f"sklearn:{close}"
+    else:
+        bare = [k for k in known if k.partition(":")[2].lower() == name.lower()]
+        close = bare[0] if bare else None
+    hint = f"did you mean {close!r}? " if close is not None else ""
     raise UserError(
-        f"unknown dataset {name!r}; use sklearn:<{'|'.join(SKLEARN_DATASETS)}> or "
+        f"unknown dataset {name!r}; {hint}use sklearn:<{'|'.join(SKLEARN_DATASETS)}> or "
         f"keel:<name> (run 'optuna-psms datasets' to list them)"
     )
 
