@@ -83,3 +83,47 @@ def test_predict_says_what_the_file_is(tmp_path: Path, capsys: Any) -> None:
         f"optuna-psms: error: cannot read CSV file {data}: it is a zip archive, as an Excel "
         ".xlsx or .ods file is, not text; save the data as a comma-separated CSV file"
     )
+
+
+def _with_inf(tmp_path: Path) -> Path:
+    path = tmp_path / "inf.csv"
+    path.write_text("a,b,y\n1,2,0\n2,inf,1\n3,4,0\n4,-inf,1\n5,6,0\n6,7,1\n")
+    return path
+
+
+def test_select_names_the_infinite_values(tmp_path: Path, capsys: Any) -> None:
+    # Was: "X contains infinite values in column 'b' (in the 4 search rows left by
+    # --test-size 0.25)": neither the file nor the line (usertrial7, 26 Nov 2026).
+    path = _with_inf(tmp_path)
+    argv = ["select", "--csv", str(path), "--target", "y"]
+    argv += ["--storage", f"sqlite:///{tmp_path}/s.db"]
+    assert _error(argv, capsys) == (
+        f"optuna-psms: error: column 'b' of {path} has 2 infinite value(s) (line 3, 5); drop "
+        "those rows, or empty those cells to have them taken as missing"
+    )
+    # --drop b leaves none.
+    argv += ["--drop", "b", "--n-trials", "1", "--test-size", "0", "--cv", "2"]
+    argv += ["--final-check", "none", "--ensemble-top", "1", "--output", str(tmp_path / "m")]
+    assert main(argv) == 0
+
+
+def test_predict_names_infinite_values_of_the_model_columns_only(
+    tmp_path: Path, capsys: Any
+) -> None:
+    import joblib
+    import pandas as pd
+    from sklearn.dummy import DummyClassifier
+
+    model = tmp_path / "m.joblib"
+    train = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    joblib.dump(DummyClassifier().fit(train, [0, 1]), model)
+    path = _with_inf(tmp_path)
+    line = _error(["predict", "--model", str(model), "--csv", str(path), "--drop", "y"], capsys)
+    assert line == (
+        f"optuna-psms: error: column 'b' of {path} has 2 infinite value(s) (line 3, 5); drop "
+        "those rows, or empty those cells to have them taken as missing"
+    )
+    (tmp_path / "ok.csv").write_text("a,b,junk\n1,2,inf\n")
+    assert main(["predict", "--model", str(model), "--csv", str(tmp_path / "ok.csv")]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == "prediction" and "ignoring column(s) 'junk'" in err

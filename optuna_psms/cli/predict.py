@@ -274,6 +274,10 @@ def run(args: argparse.Namespace) -> int:
     X, kept = _read_data(args, model, keep)
     _check_model_columns(model, X, args.csv or args.dataset, drop_names(args.drop))
     X = _drop_extra_columns(model, X, keep)
+    if args.csv is not None and hasattr(X, "dtypes"):
+        from optuna_psms.cli._data import refuse_infinite
+
+        refuse_infinite(X, args.csv)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
