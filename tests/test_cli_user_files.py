@@ -127,3 +127,25 @@ def test_predict_names_infinite_values_of_the_model_columns_only(
     assert main(["predict", "--model", str(model), "--csv", str(tmp_path / "ok.csv")]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines()[0] == "prediction" and "ignoring column(s) 'junk'" in err
+
+
+@pytest.mark.parametrize(("width", "hinted"), [(3, False), (5, True)])
+def test_predict_suggests_a_label_column_only_for_too_many_columns(
+    tmp_path: Path, capsys: Any, width: int, hinted: bool
+) -> None:
+    # A model fitted without column names takes the file's columns by position; with fewer
+    # columns than it was fitted with, "(a label column? leave it out with --drop COLUMN)"
+    # pointed the wrong way (usertrial7, 26 Nov 2026).
+    import joblib
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    model = tmp_path / "m.joblib"
+    joblib.dump(LogisticRegression().fit(np.eye(4), [0, 1, 0, 1]), model)
+    data = tmp_path / "new.csv"
+    data.write_text(",".join(f"c{i}" for i in range(width)) + "\n" + ",".join("1" * width))
+    assert main(["predict", "--model", str(model), "--csv", str(data)]) == 2
+    warning, line = capsys.readouterr().err.strip().splitlines()
+    assert warning.startswith("warning: ") and "taken by position" in warning
+    assert line.startswith("optuna-psms: error: cannot apply the model to this data: ")
+    assert ("(a label column? leave it out with --drop COLUMN)" in line) is hinted

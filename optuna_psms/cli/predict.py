@@ -288,8 +288,12 @@ def run(args: argparse.Namespace) -> int:
         # Extra columns are dropped above when the model knows its columns' names; taken by
         # position, a wrong width may be a label column left in.
         positional = getattr(model, "feature_names_in_", None) is None
+        expected = getattr(model, "n_features_in_", None)
+        # Only when the data has more columns than the model: with fewer, "a label column?"
+        # pointed the wrong way (usertrial7, 26 Nov 2026).
+        wider = isinstance(expected, int) and getattr(X, "shape", (0, 0))[1] > expected
         hint = ""
-        if positional and not args.drop:
+        if positional and wider and not args.drop:
             hint = " (a label column? leave it out with --drop COLUMN)"
             if keep:
                 hint = " (--keep still passes its columns to the model: --drop them too?)"
