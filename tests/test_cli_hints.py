@@ -210,3 +210,19 @@ def test_unknown_dataset_suggests_the_name(capsys: Any, name: str, said: str) ->
     code, out, err = _run(["select", "--dataset", name], capsys)
     assert code == 2 and out == ""
     assert said in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("25", "--test-size must be in [0, 1); got 25 (a fraction of the rows: 0.25 for 25 %)"),
+        ("1", "--test-size must be in [0, 1); got 1"),
+        ("-0.1", "--test-size must be in [0, 1); got -0.1"),
+    ],
+)
+def test_a_test_size_in_percent_is_said_to_be_a_fraction(
+    capsys: Any, value: str, said: str
+) -> None:
+    # --test-size 25 meant 25 % (usertrial7, 26 Nov 2026).
+    code, out, err = _run(["select", "--dataset", "sklearn:iris", "--test-size", value], capsys)
+    assert code == 2 and out == "" and err == f"optuna-psms: error: {said}\n"
