@@ -53,3 +53,33 @@ def test_the_line_says_when_the_mean_does_as_well(
     line = capsys.readouterr().out.strip()
     assert line.startswith("held-out rmse (4 rows the search never saw): ")
     assert line.endswith(f"(predicting the search rows' mean: 1.1180{note})")
+
+
+class _SVCChosen:
+    """A fitted classifier as the final check leaves it when it chose the SVC."""
+
+    final_choice_ = "svc"
+    final_check_ = {"choice": "svc", "svc": {"C": 1000.0, "gamma": 0.001}}
+    ensemble_trials_: list[Any] = []
+
+    def predict(self, X: Any) -> Any:
+        return np.zeros(len(X), dtype=np.int64)
+
+
+def test_the_note_names_the_svc_the_final_check_chose() -> None:
+    # The dashboard's Best Trial card showed trial 22's XGBoost while the saved model was
+    # the final check's SVC, whose C and gamma the note did not give (usertrial7).
+    from optuna_dashboard import get_note
+
+    X = pd.DataFrame({"a": np.arange(8.0)})
+    y = np.array([0, 1, 0, 1, 0, 0, 1, 1])
+    study = optuna.create_study()
+    study.add_trial(optuna.trial.create_trial(value=0.25, params={}, distributions={}))
+    settings = {"task": "classification", "metric": "ber", "cv": 2}
+    report_held_out(settings, _SVCChosen(), study, study.best_trial, (X[:4], y[:4], X[4:], y[4:]))
+    note = get_note(study)
+    assert (
+        "ber **0.5000** on 4 rows the search never saw (the grid-tuned RBF SVC (C=1000, "
+        "gamma=0.001) the final check chose over the search's pipelines, not the *Best "
+        "Trial*'s pipeline)."
+    ) in note

@@ -198,7 +198,14 @@ def report_held_out(
 
     what = f"trial {best.number}"
     if svc:
-        what = "the grid-tuned SVC the final check chose over the search's pipelines"
+        # With its C and gamma, and not the Best Trial's pipeline: the dashboard's Best Trial
+        # card showed trial 22's XGBoost while the model was this SVC (usertrial7).
+        tuned = (getattr(model, "final_check_", None) or {}).get("svc") or {}
+        params = f" (C={tuned['C']:g}, gamma={tuned['gamma']})" if "C" in tuned else ""
+        what = (
+            f"the grid-tuned RBF SVC{params} the final check chose over the search's "
+            "pipelines, not the *Best Trial*'s pipeline"
+        )
     elif voted:
         what = "the vote of trials " + ", ".join(map(str, members))
     note_held_out(
