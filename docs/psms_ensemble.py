@@ -31,6 +31,9 @@ Run::
     python docs/psms_ensemble.py --sets heart breast pima titanic german --trials 100 \\
         --seeds 3 --samplers pso tpe random --out psms_ensemble.jsonl
 
+``--samplers`` takes the registry's names (``pso``, ``tpe``, ...) and, as the bbob runner,
+``NAME@budget`` (the sampler built with ``budget=--trials``) and ``NAME{json}``.
+
 Seeds are the outer loop (all sets at seed 0, then seed 1, ...), so a cut run keeps whole
 seeds. ``--out`` appends one JSON line per (set, seed, sampler); ``--summary FILE.jsonl ...``
 prints the tables of such files without running anything. ``--paper-table A B`` prints
@@ -156,6 +159,16 @@ def row_name(sampler: str, initial: str | None, cv: int, trials: int) -> str:
     return sampler
 
 
+def _sampler(name: str, seed: int, trials: int) -> Any:
+    """A registry name as is (the selector builds it); ``NAME@budget`` or ``NAME{json}`` built
+    as the bbob runner does (``budget=trials``), seeded with ``seed``."""
+    if "@" not in name and "{" not in name:
+        return name
+    from optuna_psms.benchmarks.bbob import build_sampler
+
+    return build_sampler(name, seed, trials)
+
+
 def _run(
     name: str,
     seed: int,
@@ -170,7 +183,7 @@ def _run(
     x_tr, x_te, y_tr, y_te = split(name, seed)
     start = time.perf_counter()
     selector = FullModelSelector(
-        sampler=sampler,
+        sampler=_sampler(sampler, seed, trials),
         n_trials=trials,
         cv=cv,
         random_state=seed,

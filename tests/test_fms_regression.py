@@ -138,7 +138,7 @@ def test_classifier_refuses_a_continuous_target_with_a_pointer() -> None:
         (np.array(["a", "b"] * 20), "not numeric"),
         (np.r_[np.nan, np.arange(39.0)], "missing"),
         (np.r_[np.inf, np.arange(39.0)], "infinite"),
-        (np.full(40, 3.0), "constant"),
+        (np.full(40, 3.0), r"y is constant \(3\.0\);"),
         (np.array([True, False] * 20), "boolean"),
         (np.arange(39.0), "different lengths"),
     ],

@@ -378,3 +378,49 @@ def test_bias_threshold_lowers_training_ber_on_imbalanced_data() -> None:
     assert plain is not None
     multi = BiasClassifier(LogisticRegression()).fit(X, np.arange(200) % 3)
     assert multi.threshold_ is None
+
+
+# What a FullModelSelector (classification pool, with a RegressionSpace's shared selectors)
+# pickled before space.py and estimators.py were split (26 Nov 2026) names by module path:
+# the globals of a joblib model of that commit (bd37261), listed with an Unpickler.find_class
+# hook. Pickle looks each one up as getattr(module, name) when it loads.
+_SPACE_NAMES_PICKLED_BEFORE_THE_SPLIT = (
+    "Component FullModelSpace _RankBuild _RankDescribe _build_gradient_boosting _build_kridge "
+    "_build_logistic _build_mask _build_mean_variance _build_mlp _build_naive_bayes "
+    "_build_normalize _build_pca _build_random_forest _build_shift_scale _build_standardize "
+    "_build_svc _build_xgboost _describe_logistic _describe_mask _suggest_center _suggest_fmax "
+    "_suggest_gradient_boosting _suggest_kridge _suggest_logistic _suggest_mask _suggest_mlp "
+    "_suggest_naive_bayes _suggest_none _suggest_random_forest _suggest_svc _suggest_take_log "
+    "_suggest_xgboost"
+).split()
+_ESTIMATOR_NAMES_PICKLED_BEFORE_THE_SPLIT = (
+    "BiasClassifier FeatureMask KernelRidgeClassifier MeanVarianceClassifier Normalize "
+    "PCAExtractor RankSelector ShiftScale"
+).split()
+
+
+def test_models_pickled_before_the_split_still_resolve() -> None:
+    import pickle
+
+    from optuna_psms.fms import estimators
+    from optuna_psms.fms import space
+
+    def old_global(module: str, name: str) -> Any:
+        # Protocol 0 GLOBAL opcode: exactly the lookup an old pickle makes.
+        return pickle.loads(f"c{module}\n{name}\n.".encode())
+
+    for name in _SPACE_NAMES_PICKLED_BEFORE_THE_SPLIT:
+        assert old_global("optuna_psms.fms.space", name) is getattr(space, name), name
+    for name in _ESTIMATOR_NAMES_PICKLED_BEFORE_THE_SPLIT:
+        assert old_global("optuna_psms.fms.estimators", name) is getattr(estimators, name), name
+    # The old names are the functions the built-in components use today, so an old model's
+    # components equal the current ones.
+    used: set[Any] = set()
+    for comp in space.BUILTIN_COMPONENTS.values():
+        for part in (comp.suggest, comp.build, comp.describe):
+            used.add(
+                type(part) if isinstance(part, (space._RankBuild, space._RankDescribe)) else part
+            )
+    used.discard(None)
+    resolved = {getattr(space, n) for n in _SPACE_NAMES_PICKLED_BEFORE_THE_SPLIT}
+    assert used <= resolved, used - resolved

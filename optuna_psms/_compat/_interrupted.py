@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextlib import nullcontext
 import signal
 import threading
 from types import TracebackType
@@ -245,3 +246,38 @@ class StartedTrials:
                 continue
             failed.append(trial.number)
         return failed
+
+
+@contextmanager
+def trials_failed_on_ctrl_c(storage: Any, *, n_jobs: int) -> Iterator[StartedTrials]:
+    """Run a search in the block so that a Ctrl-C leaves no trial of this process ``RUNNING``.
+
+    Within the block, :class:`StartedTrials` records the trials started in ``storage``; with
+    ``n_jobs`` other than 1 the first Ctrl-C that lands while trials are in progress says at
+    once that the search waits for them (:func:`optuna_psms._ctrl_c.say_when_trials_finish`).
+    On a ``KeyboardInterrupt``, or an exception raised while Python handled one
+    (:func:`cut_by_ctrl_c`, re-raised as a ``KeyboardInterrupt`` from it), the trials started
+    here and still ``RUNNING`` are failed (``fms:interrupted``) before it propagates, so the
+    study can be resumed. ``FullModelSelector.fit`` / ``FullModelRegressor.fit`` run their
+    search in it; ``optuna-psms select`` wraps the fit in the same pieces, whose wrappers then
+    record the trials (those of the inner block record none).
+
+    Args:
+        storage: The storage object of the study (see :class:`StartedTrials`).
+        n_jobs: The search's ``n_jobs``.
+    """
+    from optuna_psms._ctrl_c import say_when_trials_finish
+
+    started = StartedTrials(storage)
+    finishing: Any = say_when_trials_finish(started.in_progress) if n_jobs != 1 else nullcontext()
+    try:
+        with started, finishing:
+            yield started
+    except KeyboardInterrupt:
+        started.fail_running()
+        raise
+    except Exception as exc:
+        if not cut_by_ctrl_c(exc):
+            raise
+        started.fail_running()
+        raise KeyboardInterrupt from exc

@@ -51,8 +51,8 @@ from sklearn.datasets import make_classification
 from optuna_psms.benchmarks.bbob import build_sampler
 from optuna_psms.fms import FullModelSpace
 from optuna_psms.fms import make_objective
-from optuna_psms.fms.space import _build_xgboost
-from optuna_psms.fms.space import _suggest_xgboost
+from optuna_psms.fms._builtin import _build_xgboost
+from optuna_psms.fms._builtin import _suggest_xgboost
 from optuna_psms.fms.space import Component
 from optuna_psms.fms.space import ComponentTrial
 

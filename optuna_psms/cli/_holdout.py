@@ -53,6 +53,15 @@ def split(
                 f"hold-out needs at least 2 rows of each class (drop that row, or use "
                 f"--test-size 0 for no hold-out)"
             )
+    elif task == "regression" and len(y):
+        # As a single class above: "y is constant" named only the search rows left.
+        numbers = pd.to_numeric(pd.Series(np.asarray(y, dtype=object)), errors="coerce")
+        values = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
+        if np.isfinite(values).all() and float(np.ptp(values)) == 0.0:
+            raise UserError(
+                f"the target is constant ({float(values[0])!r}) in all {len(y)} rows; "
+                "there is nothing to regress"
+            )
     try:
         search, held = train_test_split(
             rows, test_size=test_size, stratify=stratify, shuffle=True, random_state=seed
@@ -156,10 +165,14 @@ def report_held_out(
     label, sign = shown(settings["metric"])
     label = label if name == loss_label(settings["metric"]) else name  # pi_svm: the ber
     # The model's warnings about held-out values it reads other than as written (e.g. a
-    # category the search rows never had), one line each.
+    # category the search rows never had), one line each; not of a column already warned
+    # about as a row identifier (select's first lines): its held-out values are all unseen,
+    # which repeated that warning.
+    said = tuple(f"column {name!r}: " for name in _identifier_names(X_search, X_held))
     for message in dict.fromkeys(str(w.message).strip() for w in caught):
         first = (message.splitlines() or [""])[0]
-        warn(f"warning: in the held-out rows, {first}")
+        if not (said and first.startswith(said)):
+            warn(f"warning: in the held-out rows, {first}")
     baseline = ""
     if settings["task"] == "regression":
         from sklearn.dummy import DummyRegressor
@@ -215,6 +228,18 @@ def report_held_out(
         f"{loss_label(settings['metric'])} on the search "
         f"rows ({best.value:.4f}), the best of the trials: optimistic.",
     )
+
+
+def _identifier_names(X_search: Any, X_held: Any) -> list[Any]:
+    """The columns that ``select`` warned about as row identifiers (found on all its rows, as
+    :func:`~optuna_psms.cli._data.identifier_warnings` does; the rule ignores row order)."""
+    import pandas as pd
+
+    from optuna_psms.fms.data import identifier_columns
+
+    if not isinstance(X_search, pd.DataFrame) or not isinstance(X_held, pd.DataFrame):
+        return []
+    return [name for name, _ in identifier_columns(pd.concat([X_search, X_held]))]
 
 
 def _plain(value: Any) -> Any:

@@ -95,7 +95,8 @@ def auto_task_warning(args: argparse.Namespace, y: Any, task: str) -> str | None
             f"predict it, which means nothing: check --target"
         )
     n_values = int(np.unique(values[np.isfinite(values)]).size)
-    if n_values <= FEW_TARGET_VALUES:
+    # One value: the refusal ("y is constant") follows, and this line was only noise above it.
+    if 2 <= n_values <= FEW_TARGET_VALUES:
         return (
             f"warning: {target} has {n_values} distinct numeric values, not all whole "
             f"numbers; running a regression: pass --task classification to classify"

@@ -24,12 +24,15 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the table, filtered by ``args.word``."""
-    rows = dataset_table()
+    every = dataset_table()
+    rows = every
     if args.word:
-        rows = [r for r in rows if args.word.lower() in r[0].lower()]
+        rows = [r for r in every if args.word.lower() in r[0].lower()]
     if not rows:
-        print(f"no dataset name contains {args.word!r}")
-        return 1
+        # An empty listing, not a mistake: exit 0 as listers with a filter do (apt-cache
+        # search, git branch --list); the exit status 1 it had is none this CLI documents.
+        print(_nothing_matched(args.word, [r[0] for r in every]))
+        return 0
     width = max(len(r[0]) for r in rows)
     print(f"{'name':<{width}}  {'samples':>7}  {'features':>8}  {'classes':>10}")
     for name, n, d, k in rows:
@@ -39,3 +42,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"{len(rows)} datasets; use them as --dataset NAME")
     return 0
+
+
+def _nothing_matched(word: str, names: list[str]) -> str:
+    """``no dataset name contains 'hart' (did you mean keel:heart?); ...``: the line for a
+    WORD that no name contains, with the closest name when one is close (a typo)."""
+    from optuna_psms.cli._data import close_name
+
+    short = {name.split(":", 1)[-1]: name for name in names}
+    close = close_name(word, list(short))
+    hint = f" (did you mean {short[close]}?)" if close is not None else ""
+    return (
+        f"no dataset name contains {word!r}{hint}; 'optuna-psms datasets' lists all {len(names)}"
+    )

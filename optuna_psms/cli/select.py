@@ -235,6 +235,8 @@ def _search(model: Any, X: Any, y: Any) -> bool:
     from optuna_psms._compat._interrupted import StartedTrials
     from optuna_psms.fms._ensemble import WHOLE_STUDY_VOTE
 
+    # fit does the same (trials_failed_on_ctrl_c); these outer wrappers, on the same storage
+    # object, record the trials and say the line, and fit's inner ones record none.
     started = StartedTrials(model.storage)
     # n_jobs > 1: the first Ctrl-C waits for the threads' trials; say so, not seem hung.
     finishing = say_when_trials_finish(started.in_progress) if model.n_jobs != 1 else nullcontext()

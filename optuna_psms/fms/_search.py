@@ -4,15 +4,13 @@
 :class:`~optuna_psms.fms.FullModelRegressor`: the study, the refit of the best pipeline,
 ``describe``, ``cv_results_``, ``export_python`` and the scikit-learn tags. Each subclass
 declares its parameters in its own ``__init__`` (scikit-learn reads them from the
-signature). Also here: samplers by name, the score sign and Optuna's verbosity.
+signature). Samplers by name are in ``fms/_samplers.py``, Optuna's verbosity in
+``fms/_verbosity.py`` and the score of a loss in :mod:`optuna_psms.fms.metrics`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from collections.abc import Iterator
-import contextlib
-import logging
 import math
 import sys
 from typing import Any
@@ -25,8 +23,7 @@ from sklearn.base import BaseEstimator
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from optuna_psms._registry import make_sampler as _make
-from optuna_psms._registry import SAMPLERS
+from optuna_psms._compat._interrupted import trials_failed_on_ctrl_c
 from optuna_psms.fms._initial import check_initial_pipelines
 from optuna_psms.fms._initial import enqueue_initial
 from optuna_psms.fms._optimize import optimize_past_taken_trials
@@ -34,105 +31,20 @@ from optuna_psms.fms._reselect import check_reselect
 from optuna_psms.fms._reselect import choose
 from optuna_psms.fms._reselect import fit_trial_choice
 from optuna_psms.fms._reselect import RESELECT_KEY
+from optuna_psms.fms._samplers import make_sampler
 from optuna_psms.fms._validation import record_features
 from optuna_psms.fms._validation import user_entry
+from optuna_psms.fms._verbosity import optuna_verbosity
 from optuna_psms.fms.data import warn_identifier_columns
 from optuna_psms.fms.export import export_python
 from optuna_psms.fms.export import trials_table
+from optuna_psms.fms.metrics import score_from_loss
 from optuna_psms.fms.metrics import shown_loss
 from optuna_psms.fms.objective import failure_reason
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.objective import make_objective
 from optuna_psms.fms.space import FullModelSpace
 from optuna_psms.storages import open_storage
-
-
-#: Sampler names understood by :func:`make_sampler` and ``optuna-psms select --sampler``.
-SAMPLER_NAMES: tuple[str, ...] = tuple(SAMPLERS)
-
-
-def default_sampler_name() -> str:
-    """The sampler :class:`FullModelSelector` and ``optuna-psms select`` use by default."""
-    return "pso"
-
-
-def make_sampler(name: str | None, seed: int | None = None) -> optuna.samplers.BaseSampler:
-    """Create a sampler by name.
-
-    Args:
-        name: One of :data:`SAMPLER_NAMES`: ``pso``, ``pso_ring``, ``pattern``, ``dfgs``,
-            ``afgs``, ``umda``, ``bumda``, ``drs``, ``drs_nobatch`` (optuna-psms samplers) or
-            ``random``, ``tpe``, ``cmaes`` (Optuna's); ``None`` for the default (``pso``).
-        seed: Sampler seed.
-
-    Returns:
-        The sampler.
-
-    Raises:
-        ValueError: Unknown name.
-    """
-    return _make(default_sampler_name() if name is None else name, seed)
-
-
-#: Losses defined as ``1 - score`` (the classification built-ins; ``"r2"``: ``1 - R^2``).
-ONE_MINUS_SCORE = frozenset({"ber", "error", "auc", "pi_svm", "r2"})
-
-
-def score_from_loss(metric: str, loss: float) -> float:
-    """The higher-is-better score of a loss of :func:`optuna_psms.fms.metrics.fold_loss`.
-
-    The losses of :data:`ONE_MINUS_SCORE` are ``1 - score`` (``"ber"``: the score is
-    ``1 - BER`` = balanced accuracy, ``"error"``: accuracy, ``"auc"``: ROC AUC,
-    ``"pi_svm"``: PI_SVM, ``"r2"``: R^2). Any other loss (a scikit-learn scorer's negated
-    value, or an error such as RMSE) is negated: ``"f1_macro"`` gives F1,
-    ``"neg_log_loss"`` minus the log loss, as in scikit-learn's search estimators.
-
-    Args:
-        metric: A metric name accepted by :func:`optuna_psms.fms.metrics.check_metric`.
-        loss: The loss (lower is better).
-
-    Returns:
-        The score (higher is better).
-    """
-    if metric in ONE_MINUS_SCORE:
-        return 1.0 - loss
-    return -loss
-
-
-def verbosity_level(verbose: int | bool) -> int:
-    """The ``logging`` level of Optuna's messages for a scikit-learn ``verbose`` value.
-
-    ``0``/``False``: ``WARNING`` (no per-trial lines; failed trials and real problems
-    still show), ``1``/``True``: ``INFO`` (one line per trial), ``2`` or more: ``DEBUG``.
-
-    Raises:
-        ValueError: ``verbose`` is not a non-negative int.
-    """
-    if not isinstance(verbose, int) or verbose < 0:
-        raise ValueError(f"verbose must be a non-negative int; got {verbose!r}.")
-    if verbose >= 2:
-        return logging.DEBUG
-    return logging.INFO if verbose >= 1 else logging.WARNING
-
-
-@contextlib.contextmanager
-def optuna_verbosity(verbose: int | bool) -> Iterator[None]:
-    """Set Optuna's verbosity from ``verbose`` for the block, then restore it.
-
-    This is what ``optuna.integration.OptunaSearchCV(verbose=...)`` does: Optuna's loggers
-    are process-wide, so the level applies to every study of the process while the block
-    runs.
-    """
-    level = verbosity_level(verbose)
-    previous = optuna.logging.get_verbosity()
-    if not verbose:
-        # Quiet never makes Optuna louder than the process asked for (the CLI sets ERROR).
-        level = max(level, previous)
-    optuna.logging.set_verbosity(level)
-    try:
-        yield
-    finally:
-        optuna.logging.set_verbosity(previous)
 
 
 _S = TypeVar("_S", bound="FullModelSearch")
@@ -216,6 +128,11 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
                 the classifier or a non-numeric one to the regressor, or duplicate column
                 names in a DataFrame ``X``.
             RuntimeError: If no trial completed (every pipeline failed).
+            KeyboardInterrupt: Ctrl-C stopped the search. The trials this search started and
+                left ``RUNNING`` are failed first (user attr ``fms:interrupted``), so the
+                study resumes (``load_if_exists=True``); with ``n_jobs`` above 1 the first
+                Ctrl-C says on stderr that the search waits for the trials in progress, and a
+                second one fails them.
 
         Warns:
             UserWarning: A column of a DataFrame ``X`` looks like a row identifier (text with
@@ -263,8 +180,13 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         check_reselect(getattr(self, "reselect_top", None), getattr(self, "reselect_cv", 5))
         check_initial_pipelines(getattr(self, "initial_pipelines", None))
         objective = self._objective(X, y)
+        # In memory, as create_study's own default, but an object: the trials a Ctrl-C cuts
+        # are failed in it (StartedTrials records nothing for None or a URL).
+        storage = open_storage(self.storage)
+        if storage is None:
+            storage = optuna.storages.InMemoryStorage()
         study = optuna.create_study(
-            storage=open_storage(self.storage),
+            storage=storage,
             sampler=self._make_sampler(),
             pruner=self.pruner if self.pruner is not None else optuna.pruners.NopPruner(),
             study_name=self.study_name,
@@ -283,15 +205,18 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
             objective.context,
             objective.metric,
         )
-        optimize_past_taken_trials(
-            study,
-            objective,
-            n_trials=self.n_trials,
-            timeout=self.timeout,
-            n_jobs=self.n_jobs,
-            show_progress_bar=self.show_progress_bar,
-            callbacks=None if callbacks is None else list(callbacks),
-        )
+        # Ctrl-C: no trial of this search left RUNNING, and with n_jobs > 1 a line saying
+        # that the trials in progress finish first (as optuna-psms select).
+        with trials_failed_on_ctrl_c(storage, n_jobs=self.n_jobs):
+            optimize_past_taken_trials(
+                study,
+                objective,
+                n_trials=self.n_trials,
+                timeout=self.timeout,
+                n_jobs=self.n_jobs,
+                show_progress_bar=self.show_progress_bar,
+                callbacks=None if callbacks is None else list(callbacks),
+            )
         completed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
         if not completed:
             errors = {

@@ -14,6 +14,8 @@ Every metric is turned into a loss (lower is better) computed on one validation 
 * any other string: a scikit-learn scorer name (``sklearn.metrics.get_scorer``); the loss
   is the negated score, e.g. ``"f1_macro"`` gives ``-F1`` and ``"neg_log_loss"`` the log
   loss.
+
+A loss reads back as a higher-is-better score by :func:`score_from_loss` (``best_score_``).
 """
 
 from __future__ import annotations
@@ -68,6 +70,31 @@ def shown_loss(metric: str) -> tuple[str, float]:
     ``optuna-psms select`` prints); the other built-in losses by their name (``"ber"``).
     """
     return shown_score(metric) or (LOSS_NAMES.get(metric, metric), 1.0)
+
+
+#: Losses defined as ``1 - score`` (the classification built-ins; ``"r2"``: ``1 - R^2``).
+ONE_MINUS_SCORE = frozenset({"ber", "error", "auc", "pi_svm", "r2"})
+
+
+def score_from_loss(metric: str, loss: float) -> float:
+    """The higher-is-better score of a loss of :func:`optuna_psms.fms.metrics.fold_loss`.
+
+    The losses of :data:`ONE_MINUS_SCORE` are ``1 - score`` (``"ber"``: the score is
+    ``1 - BER`` = balanced accuracy, ``"error"``: accuracy, ``"auc"``: ROC AUC,
+    ``"pi_svm"``: PI_SVM, ``"r2"``: R^2). Any other loss (a scikit-learn scorer's negated
+    value, or an error such as RMSE) is negated: ``"f1_macro"`` gives F1,
+    ``"neg_log_loss"`` minus the log loss, as in scikit-learn's search estimators.
+
+    Args:
+        metric: A metric name accepted by :func:`optuna_psms.fms.metrics.check_metric`.
+        loss: The loss (lower is better).
+
+    Returns:
+        The score (higher is better).
+    """
+    if metric in ONE_MINUS_SCORE:
+        return 1.0 - loss
+    return -loss
 
 
 def balanced_error_rate(y_true: Any, y_pred: Any) -> float:

@@ -17,6 +17,7 @@ from sklearn.pipeline import Pipeline
 
 from optuna_psms import _study_info
 from optuna_psms._compat._interrupted import INTERRUPTED_ATTR as _INTERRUPTED_ATTR
+from optuna_psms.fms._builtin import mask_rule
 from optuna_psms.fms._folds import FoldError
 from optuna_psms.fms._folds import FoldTask
 from optuna_psms.fms._folds import run_folds
@@ -28,7 +29,6 @@ from optuna_psms.fms.metrics import check_metric
 from optuna_psms.fms.metrics import COMPLEXITY_MEASURES
 from optuna_psms.fms.metrics import complexity_value
 from optuna_psms.fms.space import FullModelSpace
-from optuna_psms.fms.space import mask_rule
 from optuna_psms.fms.space import PipelineSpec
 from optuna_psms.fms.target import check_not_continuous
 from optuna_psms.fms.target import check_regression_data

@@ -45,16 +45,16 @@ from sklearn.neural_network import MLPRegressor
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
+from optuna_psms.fms._builtin import _build_pca
+from optuna_psms.fms._builtin import _describe_mask
+from optuna_psms.fms._builtin import _RankDescribe
+from optuna_psms.fms._builtin import _suggest_fmax
+from optuna_psms.fms._builtin import _suggest_kernel
+from optuna_psms.fms._builtin import _suggest_mask
 from optuna_psms.fms.estimators import FeatureMask
 from optuna_psms.fms.estimators import keep_all_if_empty
 from optuna_psms.fms.estimators import RankSelector
 from optuna_psms.fms.estimators import ScoreFunction
-from optuna_psms.fms.space import _build_pca
-from optuna_psms.fms.space import _describe_mask
-from optuna_psms.fms.space import _RankDescribe
-from optuna_psms.fms.space import _suggest_fmax
-from optuna_psms.fms.space import _suggest_kernel
-from optuna_psms.fms.space import _suggest_mask
 from optuna_psms.fms.space import BUILTIN_COMPONENTS
 from optuna_psms.fms.space import Component
 from optuna_psms.fms.space import ComponentTrial

@@ -25,10 +25,10 @@ from optuna_psms.fms._ensemble import vote_codes
 from optuna_psms.fms._ensemble import vote_proba
 from optuna_psms.fms._ensemble import whole_study_warning
 from optuna_psms.fms._initial import DEFAULT_INITIAL
-from optuna_psms.fms._search import default_sampler_name as default_sampler_name
+from optuna_psms.fms._samplers import default_sampler_name as default_sampler_name
+from optuna_psms.fms._samplers import make_sampler as make_sampler
+from optuna_psms.fms._samplers import SAMPLER_NAMES as SAMPLER_NAMES
 from optuna_psms.fms._search import FullModelSearch
-from optuna_psms.fms._search import make_sampler as make_sampler
-from optuna_psms.fms._search import SAMPLER_NAMES as SAMPLER_NAMES
 from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import decode_labels
 from optuna_psms.fms._validation import label_array

@@ -124,7 +124,8 @@ def check_regression_data(
     if raw.size < cv:
         raise ValueError(f"{raw.size} samples are fewer than the {cv} cross-validation folds.")
     if float(np.ptp(target)) == 0.0:
-        raise ValueError(f"y is constant ({target[0]!r}); there is nothing to regress.")
+        # float(): a numpy scalar's repr is "np.float64(1.5)" since numpy 2.
+        raise ValueError(f"y is constant ({float(target[0])!r}); there is nothing to regress.")
     encoder = TabularEncoder().fit(X)
     return encoder, encoder.transform(X), target
 
