@@ -111,7 +111,18 @@ _strong: dict[tuple[int, int], tuple[Any, set[int]]] = {}
 _lock = threading.Lock()
 
 #: The loss each built-in metric of :mod:`optuna_psms.fms.metrics` minimises, as shown.
-METRIC_LABELS = {"ber": "BER", "error": "error rate", "auc": "1 - AUC", "pi_svm": "1 - PI_SVM"}
+#: The regression losses were missing: a regression's objective was "CV -rmse", a negated
+#: RMSE over positive values (the dashboard's axes; usertrial7, 26 Nov 2026).
+METRIC_LABELS = {
+    "ber": "BER",
+    "error": "error rate",
+    "auc": "1 - AUC",
+    "pi_svm": "1 - PI_SVM",
+    "rmse": "RMSE",
+    "mae": "MAE",
+    "mse": "MSE",
+    "r2": "1 - R^2",
+}
 
 
 def metric_label(metric: str) -> str:

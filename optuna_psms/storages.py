@@ -303,6 +303,17 @@ def open_storage(
         raise StorageURLError(
             f"unknown storage scheme {scheme + '://'!r} in {shown!r}; use {URL_FORMS}"
         )
+    if url.lower().startswith("sqlite:"):
+        # sqlite:/psms.db or sqlite:psms.db: the hint below said sqlite:///sqlite:/psms.db
+        # (a new user's trial, 26 Nov 2026).
+        path = url[len("sqlite:") :]
+        forms = f"sqlite:///{path.lstrip('/')}"
+        if path.startswith("/"):
+            forms += f" (relative to the current folder) or sqlite:///{path} (absolute)"
+        raise StorageURLError(
+            f"not a storage URL: {shown!r}; a SQLite URL has three slashes after "
+            f"'sqlite:': {forms}"
+        )
     if url.lower().endswith((".db", ".sqlite", ".sqlite3")):
         raise StorageURLError(
             f"not a storage URL: {shown!r}; for a SQLite file use sqlite:///{url}"

@@ -144,3 +144,85 @@ def test_predict_with_a_csv_as_the_model_says_so_in_one_line(tmp_path: Any, caps
         else:  # no claim that it is text, and no bytes repr either
             assert err.startswith(f"{head}(joblib cannot read it: "), err
             assert "b'" not in err and "\\x" not in err, err
+
+
+def _linnerud_like(tmp_path: Any) -> str:
+    """scikit-learn's linnerud: 20 rows, Weight a whole number of pounds, 16 distinct."""
+    weights = [191, 189, 193, 162, 189, 182, 211, 167, 176, 154]
+    weights += [169, 166, 154, 247, 193, 202, 176, 157, 156, 138]
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"Chins": rng.integers(1, 18, 20), "Weight": np.float64(weights)})
+    path = tmp_path / "linnerud.csv"
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.mark.parametrize("test_size", ["0.25", "0"])
+def test_classes_of_whole_numbers_hint_at_regression(
+    tmp_path: Any, capsys: Any, test_size: str
+) -> None:
+    # A new user's trial (usertrial7, 26 Nov 2026): "class 191.0 has only 1 row" and nothing
+    # said that --task auto had made classes of a weight.
+    argv = ["select", "--csv", _linnerud_like(tmp_path), "--target", "Weight"]
+    argv += ["--test-size", test_size, "--storage", f"sqlite:///{tmp_path}/s.db"]
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "has only 1 " in err
+    assert err.rstrip().endswith(
+        "; --task auto took the target's 16 distinct whole numbers for class labels: if it "
+        "is a measurement, pass --task regression"
+    )
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_no_regression_hint_for_a_few_codes_or_an_explicit_task(
+    tmp_path: Any, capsys: Any
+) -> None:
+    path = tmp_path / "codes.csv"
+    pd.DataFrame({"x": np.arange(12.0), "y": [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 5]}).to_csv(
+        path, index=False
+    )
+    argv = ["select", "--csv", str(path), "--target", "y"]
+    argv += ["--storage", f"sqlite:///{tmp_path}/s.db"]
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and "class 5 has only 1 row" in err and "--task" not in err
+    argv = ["select", "--csv", _linnerud_like(tmp_path), "--target", "Weight"]
+    argv += ["--task", "classification", "--storage", f"sqlite:///{tmp_path}/s.db"]
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and "has only 1 row" in err and "pass --task regression" not in err
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        # A new user's trial (usertrial7, 26 Nov 2026): the name as `datasets` lists it,
+        # less its source.
+        ("contraceptive", "unknown dataset 'contraceptive'; did you mean 'keel:contraceptive'? "),
+        ("Iris", "unknown dataset 'Iris'; did you mean 'sklearn:iris'? "),
+        ("keel:contraceptve", "unknown KEEL dataset 'contraceptve'; did you mean "),
+        ("sklearn:breastcancer", "did you mean 'sklearn:breast_cancer'? "),
+        ("sklearn:nope", "unknown dataset 'sklearn:nope'; use sklearn:<"),
+        ("keel:nope", "unknown KEEL dataset 'nope'; run 'optuna-psms datasets'"),
+    ],
+)
+def test_unknown_dataset_suggests_the_name(capsys: Any, name: str, said: str) -> None:
+    code, out, err = _run(["select", "--dataset", name], capsys)
+    assert code == 2 and out == ""
+    assert said in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("25", "--test-size must be in [0, 1); got 25 (a fraction of the rows: 0.25 for 25 %)"),
+        ("1", "--test-size must be in [0, 1); got 1"),
+        ("-0.1", "--test-size must be in [0, 1); got -0.1"),
+    ],
+)
+def test_a_test_size_in_percent_is_said_to_be_a_fraction(
+    capsys: Any, value: str, said: str
+) -> None:
+    # --test-size 25 meant 25 % (usertrial7, 26 Nov 2026).
+    code, out, err = _run(["select", "--dataset", "sklearn:iris", "--test-size", value], capsys)
+    assert code == 2 and out == "" and err == f"optuna-psms: error: {said}\n"

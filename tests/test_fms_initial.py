@@ -98,6 +98,44 @@ def test_only_what_the_space_holds_is_enqueued() -> None:
     assert wide[0]["clf:svc:gamma"] == 1e-4
 
 
+def test_without_none_the_defaults_keep_every_feature_by_the_mask() -> None:
+    # --selectors mask (usertrial7, 26 Nov 2026): the mask flags were the sampler's, so the
+    # "default logistic regression" ran on a random subset of the features.
+    only = FullModelSpace(classifiers=["logistic", "svc"], selectors=["mask"])
+    for pipe in default_pipelines(only, only.context(12, 2, 50), "ber"):
+        assert "fs:method" not in pipe
+        flags = {k: v for k, v in pipe.items() if k.startswith("fs:mask:")}
+        assert flags == {f"fs:mask:{i:02d}": True for i in range(12)}
+    mixed = FullModelSpace(classifiers=["logistic"], selectors=["ftest", "mask"])
+    (pipe,) = default_pipelines(mixed, mixed.context(3, 2, 50), "ber")
+    assert pipe["fs:method"] == "mask" and all(pipe[f"fs:mask:{i}"] for i in range(3))
+    blocks = FullModelSpace(classifiers=["logistic"], selectors=["mask"], max_mask_params=4)
+    (pipe,) = default_pipelines(blocks, blocks.context(40, 2, 50), "ber")
+    assert {k for k in pipe if k.startswith("fs:")} == {f"fs:mask:b{j}" for j in range(4)}
+    # With "none" in the space, "none" it is, as before; with neither, the sampler's choice.
+    (pipe,) = default_pipelines(
+        FullModelSpace(classifiers=["logistic"], selectors=["none", "mask"]),
+        FullModelSpace().context(3, 2, 50),
+        "ber",
+    )
+    assert pipe["fs:method"] == "none" and not any(k.startswith("fs:mask") for k in pipe)
+    ftest = FullModelSpace(classifiers=["logistic"], selectors=["ftest", "pca"])
+    (pipe,) = default_pipelines(ftest, ftest.context(3, 2, 50), "ber")
+    assert not any(k.startswith("fs:") for k in pipe)
+
+
+def test_a_mask_only_search_starts_from_every_feature(binary: tuple[Any, Any]) -> None:
+    X, y = binary
+    space = FullModelSpace(classifiers=["logistic", "naive_bayes"], selectors=["mask"])
+    model = FullModelSelector(
+        space=space, final_check=None, ensemble_top=1, sampler="pso", n_trials=2, random_state=0
+    ).fit(X, y)
+    (first, second) = model.study_.trials
+    assert first.user_attrs[INITIAL_ATTR] == 0
+    assert first.user_attrs["fms:pipeline"].startswith("mask(8/8 features) > standardize")
+    assert INITIAL_ATTR not in second.user_attrs
+
+
 def test_a_custom_list_leaves_the_rest_to_the_sampler() -> None:
     X, y = load_iris(return_X_y=True)
     model = FullModelSelector(

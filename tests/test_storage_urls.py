@@ -89,6 +89,20 @@ def test_sqlite_url_and_objects_pass_through(tmp_path: Any) -> None:
             "exist (SQLite creates the file, not the folder)",
         ),
         ("sqlite:////no/such/folder/study.db", "its folder '/no/such/folder' does not exist"),
+        # One slash or none after "sqlite:" (usertrial7, 26 Nov 2026): the hint above gave
+        # sqlite:///sqlite:/study.db.
+        (
+            "sqlite:/study.db",
+            "not a storage URL: 'sqlite:/study.db'; a SQLite URL has three slashes after "
+            "'sqlite:': sqlite:///study.db (relative to the current folder) or "
+            "sqlite:////study.db (absolute)",
+        ),
+        (
+            "sqlite:study.db",
+            "not a storage URL: 'sqlite:study.db'; a SQLite URL has three slashes after "
+            "'sqlite:': sqlite:///study.db",
+        ),
+        ("SQLite:/tmp/x/study.sqlite", "sqlite:///tmp/x/study.sqlite (relative to the"),
     ],
 )
 def test_bad_urls_are_one_line(url: str, message: str) -> None:

@@ -260,7 +260,13 @@ def check_args(args: argparse.Namespace) -> None:
     if not (math.isfinite(args.subsample) and 0.0 < args.subsample <= 1.0):
         raise UserError(f"--subsample must be in (0, 1]; got {args.subsample}")
     if not 0.0 <= args.test_size < 1.0:
-        raise UserError(f"--test-size must be in [0, 1); got {args.test_size}")
+        # --test-size 25 for 25 % (usertrial7, 26 Nov 2026): say it is a fraction.
+        percent = ""
+        if 1.0 < args.test_size < 100.0:
+            percent = (
+                f" (a fraction of the rows: {args.test_size / 100:g} for {args.test_size:g} %)"
+            )
+        raise UserError(f"--test-size must be in [0, 1); got {args.test_size:g}{percent}")
     if args.sampler is not None and args.sampler.lower() not in SAMPLER_NAMES:
         raise UserError(
             f"unknown sampler {args.sampler!r}; choose one of {', '.join(SAMPLER_NAMES)}"

@@ -104,6 +104,30 @@ def auto_task_warning(args: argparse.Namespace, y: Any, task: str) -> str | None
     return None
 
 
+def classes_hint(args: argparse.Namespace, y: Any, task: str) -> str:
+    """The end of an error about a class with too few rows when ``--task auto`` made classes
+    of more than :data:`FEW_TARGET_VALUES` whole numbers: they may be a measurement (a
+    weight in pounds: "class 191.0 has only 1 row", usertrial7, 26 Nov 2026). Empty
+    otherwise."""
+    if args.task != "auto" or task != "classification":
+        return ""
+    import numpy as np
+
+    from optuna_psms.fms.target import _numeric_target
+
+    numeric = _numeric_target(y)
+    if numeric is None:
+        return ""
+    values = numeric.astype(np.float64)
+    n_values = int(np.unique(values[np.isfinite(values)]).size)
+    if n_values <= FEW_TARGET_VALUES:
+        return ""
+    return (
+        f"; --task auto took the target's {n_values} distinct whole numbers for class "
+        f"labels: if it is a measurement, pass --task regression"
+    )
+
+
 def check_target_complete(y: Any, label: str) -> None:
     """Refuse a bundled dataset's target with missing values before the split, so the
     message counts every row (a CSV file's target is checked by ``load_csv``, which names
@@ -195,9 +219,12 @@ def space(settings: dict[str, Any]) -> Any:
         raise UserError(f"--selectors: {str(exc).rstrip('.')}") from None
 
 
-def check_search_rows(settings: dict[str, Any], X: Any, y: Any, seed: int) -> tuple[Any, ...]:
+def check_search_rows(
+    settings: dict[str, Any], X: Any, y: Any, seed: int, hint: str = ""
+) -> tuple[Any, ...]:
     """Split off the held-out rows and check that the search can run on the rest, before
-    any study is created or joined: a mistake must not leave a study behind.
+    any study is created or joined: a mistake must not leave a study behind. ``hint``
+    (:func:`classes_hint`) ends the message of a refusal.
 
     Returns:
         ``(X_search, y_search, X_held, y_held)`` (the held-out ones ``None`` for
@@ -207,7 +234,12 @@ def check_search_rows(settings: dict[str, Any], X: Any, y: Any, seed: int) -> tu
 
     parts: tuple[Any, ...] = (X, y, None, None)
     if settings["test_size"] > 0:
-        parts = split(X, y, settings["test_size"], seed, settings["task"])
+        try:
+            parts = split(X, y, settings["test_size"], seed, settings["task"])
+        except UserError as exc:
+            if not hint:
+                raise
+            raise UserError(f"{exc}{hint}", original=exc.original) from None
     try:
         make_objective(
             parts[0],
@@ -224,7 +256,7 @@ def check_search_rows(settings: dict[str, Any], X: Any, y: Any, seed: int) -> tu
             kept = len(parts[1])
             where = f" (in the {kept} search rows left by --test-size {settings['test_size']})"
         message = str(exc).rstrip(".").replace("a smaller cv", "a smaller --cv")
-        raise UserError(f"{message}{where}") from None
+        raise UserError(f"{message}{where}{hint}") from None
     return parts
 
 

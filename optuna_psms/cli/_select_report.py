@@ -64,6 +64,13 @@ def read_back(
         )
         if n_done == 0:
             return None
+        # The choice, the final check and the refits still run, silently for seconds or
+        # minutes after "interrupted" (a new user's trial, 26 Nov 2026: 20 s).
+        trials_word = "trial" if n_done == 1 else "trials"
+        warn(
+            f"  the model of the {n_done} complete {trials_word} is chosen and saved before "
+            "exiting (Ctrl-C again: nothing is saved) ..."
+        )
     return study, n_done, failed, n_running
 
 

@@ -274,6 +274,10 @@ def run(args: argparse.Namespace) -> int:
     X, kept = _read_data(args, model, keep)
     _check_model_columns(model, X, args.csv or args.dataset, drop_names(args.drop))
     X = _drop_extra_columns(model, X, keep)
+    if args.csv is not None and hasattr(X, "dtypes"):
+        from optuna_psms.cli._data import refuse_infinite
+
+        refuse_infinite(X, args.csv)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -284,8 +288,12 @@ def run(args: argparse.Namespace) -> int:
         # Extra columns are dropped above when the model knows its columns' names; taken by
         # position, a wrong width may be a label column left in.
         positional = getattr(model, "feature_names_in_", None) is None
+        expected = getattr(model, "n_features_in_", None)
+        # Only when the data has more columns than the model: with fewer, "a label column?"
+        # pointed the wrong way (usertrial7, 26 Nov 2026).
+        wider = isinstance(expected, int) and getattr(X, "shape", (0, 0))[1] > expected
         hint = ""
-        if positional and not args.drop:
+        if positional and wider and not args.drop:
             hint = " (a label column? leave it out with --drop COLUMN)"
             if keep:
                 hint = " (--keep still passes its columns to the model: --drop them too?)"

@@ -47,6 +47,7 @@ from optuna_psms.cli._select_args import DEFAULT_OUTPUT
 from optuna_psms.cli._select_model import auto_task_warning
 from optuna_psms.cli._select_model import check_search_rows
 from optuna_psms.cli._select_model import check_target_complete
+from optuna_psms.cli._select_model import classes_hint
 from optuna_psms.cli._select_model import publish_callbacks
 from optuna_psms.cli._select_model import refit
 from optuna_psms.cli._select_model import search_settings
@@ -143,18 +144,19 @@ def _open_study(
 
     study_name = args.study_name or new_study_name(label)
     provisional = name_seed(study_name) if settings["seed"] is None else settings["seed"]
-    parts = check_search_rows(settings, X, y, provisional)
+    hint = classes_hint(args, y, settings["task"])
+    parts = check_search_rows(settings, X, y, provisional, hint)
     storage = open_storage(args.storage)
     if args.study_name is None:  # a made-up name: never join another run's study by chance
         study_name = unused_name(storage, study_name)
         if settings["seed"] is None and name_seed(study_name) != provisional:
             provisional = name_seed(study_name)
-            parts = check_search_rows(settings, X, y, provisional)
+            parts = check_search_rows(settings, X, y, provisional, hint)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     settings = join(storage, study_name, settings)
     seed = int(settings["seed"])
     if seed != provisional:
-        parts = check_search_rows(settings, X, y, seed)
+        parts = check_search_rows(settings, X, y, seed, hint)
     return storage, study_name, settings, parts
 
 

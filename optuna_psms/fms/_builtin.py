@@ -108,21 +108,26 @@ def mask_rule(context: SpaceContext) -> str:
     )
 
 
+def mask_flag_names(context: SpaceContext) -> list[str]:
+    """The joint mask's flags for ``context``, without the ``fs:mask:`` prefix: ``0``, ``1``,
+    ... per feature, or ``b0``, ``b1``, ... per block (zero-padded to one width)."""
+    limit = context.max_mask_params
+    if limit is None or context.n_features <= limit:
+        width = len(str(context.n_features - 1))
+        return [f"{i:0{width}d}" for i in range(context.n_features)]
+    width = len(str(limit - 1))
+    return [f"b{j:0{width}d}" for j in range(limit)]
+
+
 def _suggest_mask(trial: ComponentTrial) -> Params:
     ctx = trial.context
+    flags = tuple(
+        bool(trial.suggest_categorical(name, [False, True])) for name in mask_flag_names(ctx)
+    )
     limit = ctx.max_mask_params
     if limit is None or ctx.n_features <= limit:
-        width = len(str(ctx.n_features - 1))
-        mask = tuple(
-            bool(trial.suggest_categorical(f"{i:0{width}d}", [False, True]))
-            for i in range(ctx.n_features)
-        )
-        return {"mask": mask}
-    width = len(str(limit - 1))
-    blocks = tuple(
-        bool(trial.suggest_categorical(f"b{j:0{width}d}", [False, True])) for j in range(limit)
-    )
-    return {"blocks": blocks, "grouping": ctx.mask_grouping}
+        return {"mask": flags}
+    return {"blocks": flags, "grouping": ctx.mask_grouping}
 
 
 def _build_mask(p: Mapping[str, Any]) -> Any:

@@ -39,6 +39,7 @@ from sklearn.svm import SVC
 
 from optuna_psms.fms._ensemble import vote_codes
 from optuna_psms.fms._ensemble import vote_proba
+from optuna_psms.fms._folds import quiet_fit
 from optuna_psms.fms.metrics import fold_loss
 from optuna_psms.fms.metrics import shown_loss
 from optuna_psms.fms.objective import FullModelObjective
@@ -165,12 +166,11 @@ def _loss(metric: str, model: Any, X: Any, y: Any, n_classes: int) -> float:
 
 
 def _fit(pipe: Pipeline, X: Any, y: Any) -> Pipeline | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
+    try:
+        with quiet_fit():  # an MLP's swallowed Ctrl-C raised, not taken for a failure
             return pipe.fit(X, y)
-        except Exception:  # a member failing on one fold abstains there
-            return None
+    except Exception:  # a member failing on one fold abstains there
+        return None
 
 
 def cv_losses(

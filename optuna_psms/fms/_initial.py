@@ -7,7 +7,8 @@ package take them in as the first members' positions. The parameters an initial 
 leaves out are the sampler's to choose.
 
 ``"defaults"`` is scikit-learn's defaults for four of the pool's classifiers, on
-standardised columns where the model needs it, without feature selection, and with the
+standardised columns where the model needs it, without feature selection (a space without
+``"none"`` but with ``"mask"``: a joint mask keeping every feature), and with the
 ``bias`` threshold step when the metric is the balanced error rate (the pool's classifiers
 have no class weights; the threshold is how a pipeline balances its errors):
 
@@ -35,6 +36,7 @@ from typing import Any
 import optuna
 
 from optuna_psms.fms.space import FullModelSpace
+from optuna_psms.fms.space import mask_flag_names
 from optuna_psms.fms.space import SpaceContext
 
 
@@ -80,6 +82,13 @@ def default_pipelines(
     common: dict[str, Any] = {f"pre:{name}": False for name in space.preprocessor_names}
     if len(space.selector_names) > 1 and "none" in space.selector_names:
         common["fs:method"] = "none"
+    elif "none" not in space.selector_names and "mask" in space.selector_names:
+        # Without "none" (--selectors mask), a joint mask keeping every feature is the
+        # pipeline without selection; left to the sampler, the flags were random and the
+        # "default logistic regression" dropped 3 of 7 features (usertrial7, 26 Nov 2026).
+        if len(space.selector_names) > 1:
+            common["fs:method"] = "mask"
+        common.update({f"fs:mask:{flag}": True for flag in mask_flag_names(context)})
     if space.bias and context.n_classes == 2:
         common["post:bias"] = metric in BALANCED_METRICS
     scaled = dict(common)

@@ -16,7 +16,6 @@ import sys
 from typing import Any
 from typing import ClassVar
 from typing import TypeVar
-import warnings
 
 import optuna
 from sklearn.base import BaseEstimator
@@ -24,6 +23,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms._compat._interrupted import trials_failed_on_ctrl_c
+from optuna_psms.fms._folds import quiet_fit
 from optuna_psms.fms._initial import check_initial_pipelines
 from optuna_psms.fms._initial import enqueue_initial
 from optuna_psms.fms._optimize import optimize_past_taken_trials
@@ -54,8 +54,7 @@ def fit_pipeline(objective: FullModelObjective, params: dict[str, Any]) -> Pipel
     """The pipeline of ``params``, encoder first, fitted on all of the objective's data (the
     refit of a search's chosen trial, and of each member of a vote)."""
     model = objective.build_pipeline(params)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet_fit():  # an MLP's swallowed Ctrl-C raised (see quiet_fit)
         model.fit(objective.X, objective.y)
     return Pipeline([("encoder", objective.encoder), *model.steps])
 

@@ -134,7 +134,24 @@ class TabularEncoder(TransformerMixin, BaseEstimator):  # type: ignore[misc]
     def _categorical_block(self, frame: pd.DataFrame) -> NDArray[Any]:
         block = frame.iloc[:, self.categorical_columns_].astype(object)
         block = block.where(block.notna(), "<missing>")
-        return np.asarray(block.astype(str).to_numpy(), dtype=object)
+        values = np.asarray(block.astype(str).to_numpy(), dtype=object)
+        onehot = getattr(self, "onehot_", None)
+        if onehot is None:  # in fit: the categories are what the values are
+            return values
+        # A category written as a whole number ("2" of the values 2, 4, 5more) arrives as a
+        # float (2.0) from a CSV file whose column has an empty cell and no text: pandas then
+        # reads the column as floats. Read as the category it names, not as an unseen "2.0"
+        # (a new user's trial, 26 Nov 2026: KEEL's car data, one empty cell in new rows).
+        raw = block.to_numpy(dtype=object)
+        for j, categories in enumerate(onehot.categories_):
+            known = set(categories.tolist())
+            for r in np.flatnonzero([v not in known for v in values[:, j]]):
+                v = raw[r, j]
+                if isinstance(v, float | np.floating) and float(v).is_integer():
+                    whole = str(int(v))
+                    if whole in known:
+                        values[r, j] = whole
+        return values
 
     def transform(self, X: Any) -> NDArray[np.float64]:
         frame = _as_frame(check_features(self, X))

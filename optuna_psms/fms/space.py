@@ -73,6 +73,7 @@ from optuna_psms.fms._builtin import _suggest_take_log as _suggest_take_log
 from optuna_psms.fms._builtin import _suggest_xgboost as _suggest_xgboost
 from optuna_psms.fms._builtin import BUILTIN_COMPONENTS as BUILTIN_COMPONENTS
 from optuna_psms.fms._builtin import CLASSIFIERS as CLASSIFIERS
+from optuna_psms.fms._builtin import mask_flag_names as mask_flag_names
 from optuna_psms.fms._builtin import mask_rule as mask_rule
 from optuna_psms.fms._builtin import PREPROCESSORS as PREPROCESSORS
 from optuna_psms.fms._builtin import SELECTORS as SELECTORS
