@@ -151,7 +151,9 @@ def _linnerud_like(tmp_path: Any) -> str:
     weights = [191, 189, 193, 162, 189, 182, 211, 167, 176, 154]
     weights += [169, 166, 154, 247, 193, 202, 176, 157, 156, 138]
     rng = np.random.default_rng(1)
-    frame = pd.DataFrame({"Chins": rng.integers(1, 18, 20), "Weight": np.float64(weights)})
+    frame = pd.DataFrame(
+        {"Chins": rng.integers(1, 18, 20), "Weight": np.asarray(weights, dtype=np.float64)}
+    )
     path = tmp_path / "linnerud.csv"
     frame.to_csv(path, index=False)
     return str(path)

@@ -21,7 +21,7 @@ def _error(argv: list[str], capsys: Any) -> str:
     assert out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
-    return lines[0]
+    return str(lines[0])
 
 
 def _xlsx(path: Path) -> None:
