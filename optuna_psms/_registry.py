@@ -51,5 +51,8 @@ def make_sampler(name: str, seed: int | None = None) -> optuna.samplers.BaseSamp
     """
     key = name.lower()
     if key not in SAMPLERS:
-        raise ValueError(f"unknown sampler {name!r}; choose one of {', '.join(SAMPLERS)}.")
+        from optuna_psms._names import did_you_mean
+
+        hint = did_you_mean(name, SAMPLERS)
+        raise ValueError(f"unknown sampler {name!r}; {hint}choose one of {', '.join(SAMPLERS)}.")
     return SAMPLERS[key](seed)

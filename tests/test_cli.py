@@ -856,8 +856,14 @@ def test_bad_trial_timeout_is_one_line(tmp_path: Any, capsys: Any, value: str) -
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--classifiers", "svm"], "--classifiers: unknown classifier 'svm'; built-in ones: "),
-        (["--selectors", "ftst"], "--selectors: unknown selector 'ftst'; built-in ones: "),
+        (
+            ["--classifiers", "svm"],
+            "--classifiers: unknown classifier 'svm'; did you mean 'svc'? built-in ones: ",
+        ),
+        (
+            ["--selectors", "ftst"],
+            "--selectors: unknown selector 'ftst'; did you mean 'ftest'? built-in ones: ",
+        ),
         (["--classifiers", ","], "--classifiers: the space needs at least one classifier"),
         (["--cv", "1"], "--cv must be at least 2 (the number of CV folds); got 1"),
         (["--timeout", "-1"], "--timeout must be a positive number of seconds; got -1.0"),

@@ -26,6 +26,7 @@ import argparse
 from collections.abc import Sequence
 import importlib
 import os
+import re
 import sys
 from typing import Any
 from typing import NoReturn
@@ -54,7 +55,27 @@ class _Parser(argparse.ArgumentParser):
     the subcommands' parsers are of the same class."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        self.exit(2, f"{self.prog}: error: {_choice_hint(message)} (see '{self.prog} --help')\n")
+
+
+#: argparse's message for a value not among an option's ``choices`` (its values quoted up to
+#: Python 3.11, not from 3.12.8).
+_INVALID_CHOICE = re.compile(
+    r"argument .+: invalid choice: '(?P<value>[^']*)' \(choose from (?P<choices>.*)\)"
+)
+
+
+def _choice_hint(message: str) -> str:
+    """argparse's "invalid choice: 'svcc' (choose from 'none', 'svc')" with "; did you mean
+    'svc'?" after it when a choice is close (``--task``, ``--final-check``, the command)."""
+    from optuna_psms._names import did_you_mean
+
+    match = _INVALID_CHOICE.fullmatch(message)
+    if match is None:
+        return message
+    choices = [c.strip().strip("'") for c in match["choices"].split(",")]
+    hint = did_you_mean(match["value"], choices).strip()
+    return f"{message}; {hint}" if hint else message
 
 
 TRACEBACK_HELP = (

@@ -6,6 +6,7 @@ import os
 from typing import Any
 from typing import TYPE_CHECKING
 
+from optuna_psms._names import close_name
 from optuna_psms.cli._common import require_fms
 from optuna_psms.cli._common import UserError
 
@@ -173,16 +174,6 @@ def read_csv(path: str) -> pd.DataFrame:
 def _column_list(columns: Any) -> str:
     shown = ", ".join(map(str, list(columns)[:20]))
     return shown + (" ..." if len(columns) > 20 else "")
-
-
-def close_name(name: str, names: Any) -> str | None:
-    """The one of ``names`` closest to the mistyped or renamed column ``name`` (case aside:
-    ``'wine class'`` for ``'Wine_Class'``), or ``None`` if none is close."""
-    import difflib
-
-    lowered = {str(n).lower(): n for n in names}
-    close = difflib.get_close_matches(str(name).lower(), list(lowered), n=1, cutoff=0.8)
-    return lowered[close[0]] if close else None
 
 
 def _not_found(name: str, where: str, columns: Any) -> str:

@@ -268,6 +268,9 @@ def check_args(args: argparse.Namespace) -> None:
             )
         raise UserError(f"--test-size must be in [0, 1); got {args.test_size:g}{percent}")
     if args.sampler is not None and args.sampler.lower() not in SAMPLER_NAMES:
+        from optuna_psms._names import did_you_mean
+
+        hint = did_you_mean(args.sampler, SAMPLER_NAMES)
         raise UserError(
-            f"unknown sampler {args.sampler!r}; choose one of {', '.join(SAMPLER_NAMES)}"
+            f"unknown sampler {args.sampler!r}; {hint}choose one of {', '.join(SAMPLER_NAMES)}"
         )

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 def _nothing_matched(word: str, names: list[str]) -> str:
     """``no dataset name contains 'hart' (did you mean keel:heart?); ...``: the line for a
     WORD that no name contains, with the closest name when one is close (a typo)."""
-    from optuna_psms.cli._data import close_name
+    from optuna_psms._names import close_name
 
     short = {name.split(":", 1)[-1]: name for name in names}
     close = close_name(word, list(short))

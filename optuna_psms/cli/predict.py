@@ -126,7 +126,7 @@ def _check_model_columns(model: Any, X: Any, where: str, dropped: list[str]) -> 
     Raises:
         UserError: A column of the model is missing.
     """
-    from optuna_psms.cli._data import close_name
+    from optuna_psms._names import close_name
     from optuna_psms.fms._validation import quoted_names
 
     names = getattr(model, "feature_names_in_", None)

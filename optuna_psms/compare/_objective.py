@@ -260,8 +260,11 @@ class ObjectiveSpec:
             from optuna_psms.benchmarks.functions import make_objective
 
             if self.name not in FUNCTIONS:
+                from optuna_psms._names import did_you_mean
+
+                hint = did_you_mean(self.name, FUNCTIONS)
                 raise ObjectiveError(
-                    f"unknown function {self.name!r}; choose one of {', '.join(FUNCTIONS)}, "
+                    f"unknown function {self.name!r}; {hint}choose one of {', '.join(FUNCTIONS)}, "
                     "or bbob:f1 ... bbob:f24"
                 )
             if self.dim < 1:

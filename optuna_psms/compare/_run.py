@@ -77,8 +77,11 @@ def parse_samplers(names: str | Sequence[str]) -> list[str]:
         if not key:
             continue
         if key not in SAMPLERS:
+            from optuna_psms._names import did_you_mean
+
+            hint = did_you_mean(key, SAMPLERS)
             raise ComparisonError(
-                f"unknown sampler {raw.strip()!r}; choose from {', '.join(SAMPLERS)}"
+                f"unknown sampler {raw.strip()!r}; {hint}choose from {', '.join(SAMPLERS)}"
             )
         if key not in out:
             out.append(key)

@@ -163,8 +163,12 @@ def check_metric(metric: str | None, task: str = "classification") -> str:
         return metric
     if metric in other:
         raise ValueError(f"metric {metric!r} is not a {task} metric; use one of {', '.join(own)}.")
+    from optuna_psms._names import did_you_mean
+
+    # A scorer's name is a name too (acuracy for accuracy).
+    hint = did_you_mean(metric, [*own, *(n for n in get_scorer_names() if n not in other)])
     raise ValueError(
-        f"unknown metric {metric!r}; use one of {', '.join(own)} or a "
+        f"unknown metric {metric!r}; {hint}use one of {', '.join(own)} or a "
         f"scikit-learn scorer name (sklearn.metrics.get_scorer_names())."
     )
 

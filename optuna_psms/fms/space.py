@@ -128,7 +128,12 @@ def _resolve(
             key = f"{kind}:{item}"
             if key not in pool:
                 known = [c.name for c in pool.values() if c.kind == kind]
-                raise ValueError(f"unknown {kind} {item!r}; built-in ones: {', '.join(known)}.")
+                from optuna_psms._names import did_you_mean
+
+                hint = did_you_mean(item, known)
+                raise ValueError(
+                    f"unknown {kind} {item!r}; {hint}built-in ones: {', '.join(known)}."
+                )
             comp = pool[key]
         else:
             raise ValueError(f"expected a name or a Component, got {item!r}.")
