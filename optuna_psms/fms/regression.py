@@ -50,7 +50,9 @@ from optuna_psms.fms._builtin import _describe_mask
 from optuna_psms.fms._builtin import _RankDescribe
 from optuna_psms.fms._builtin import _suggest_fmax
 from optuna_psms.fms._builtin import _suggest_kernel
+from optuna_psms.fms._builtin import _suggest_kridge
 from optuna_psms.fms._builtin import _suggest_mask
+from optuna_psms.fms._builtin import _suggest_mlp
 from optuna_psms.fms.estimators import FeatureMask
 from optuna_psms.fms.estimators import keep_all_if_empty
 from optuna_psms.fms.estimators import RankSelector
@@ -177,12 +179,6 @@ def _build_linear(p: Mapping[str, Any]) -> Any:
     return ElasticNet(alpha=alpha, l1_ratio=float(p["l1_ratio"]), max_iter=5000)
 
 
-def _suggest_kridge(trial: ComponentTrial) -> Params:
-    params: Params = {"alpha": trial.suggest_float("alpha", 1e-4, 1e2, log=True)}
-    params.update(_suggest_kernel(trial, ["linear", "rbf", "poly"]))
-    return params
-
-
 def _build_kridge(p: Mapping[str, Any]) -> Any:
     ridge = KernelRidge(
         alpha=float(p["alpha"]),
@@ -264,15 +260,6 @@ def _build_gradient_boosting(p: Mapping[str, Any]) -> Any:
         max_depth=int(p["max_depth"]),
         subsample=float(p["subsample"]),
     )
-
-
-def _suggest_mlp(trial: ComponentTrial) -> Params:
-    return {
-        "units": trial.suggest_int("units", 2, 128, log=True),
-        "alpha": trial.suggest_float("alpha", 1e-6, 1.0, log=True),
-        "learning_rate_init": trial.suggest_float("learning_rate_init", 1e-4, 1e-1, log=True),
-        "max_iter": trial.suggest_int("max_iter", 50, 500, log=True),
-    }
 
 
 def _build_mlp(p: Mapping[str, Any]) -> Any:
