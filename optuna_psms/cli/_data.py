@@ -92,11 +92,12 @@ def load_dataset(name: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
         )
     # A name without its source (contraceptive for keel:contraceptive; a new user's trial,
     # 26 Nov 2026), or with a typo.
-    known = [f"sklearn:{n}" for n in SKLEARN_DATASETS] + [f"keel:{n}" for n in _keel_files()]
     if source == "sklearn":  # compared without the shared "sklearn:"
         close = close_name(short, SKLEARN_DATASETS)
         close = None if close is None else f"sklearn:{close}"
-    else:
+    else:  # the KEEL file list (a directory read) only for a name without a source
+        known = [f"sklearn:{n}" for n in SKLEARN_DATASETS]
+        known += [f"keel:{n}" for n in _keel_files()]
         bare = [k for k in known if k.partition(":")[2].lower() == name.lower()]
         close = bare[0] if bare else None
     hint = f"did you mean {close!r}? " if close is not None else ""
