@@ -292,8 +292,7 @@ def trials_failed_on_ctrl_c(storage: Any, *, n_jobs: int) -> Iterator[StartedTri
     (:func:`cut_by_ctrl_c`, re-raised as a ``KeyboardInterrupt`` from it), the trials started
     here and still ``RUNNING`` are failed (``fms:interrupted``) before it propagates, so the
     study can be resumed. ``FullModelSelector.fit`` / ``FullModelRegressor.fit`` run their
-    search in it; ``optuna-psms select`` wraps the fit in the same pieces, whose wrappers then
-    record the trials (those of the inner block record none).
+    search in it, and so ``optuna-psms select`` relies on it.
 
     Args:
         storage: The storage object of the study (see :class:`StartedTrials`).

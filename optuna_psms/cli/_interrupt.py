@@ -1,7 +1,7 @@
-"""What ``select`` says when Ctrl-C stops it: that the trials in progress finish first (with
-``--n-jobs`` above 1), how to resume the study, when Ctrl-C cut the steps after the search,
-that no model was saved, and when it cut the dashboard figures after the save, that the model
-was saved."""
+"""What ``select`` says when Ctrl-C stops it: how to resume the study, when Ctrl-C cut the
+steps after the search, that no model was saved, and when it cut the dashboard figures after
+the save, that the model was saved. (That the trials in progress finish first, with
+``--n-jobs`` above 1, ``fit`` says: :mod:`optuna_psms._ctrl_c`.)"""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import argparse
 import os
 
 from optuna_psms._ctrl_c import finishing_line as finishing_line  # moved: fit says it too
-from optuna_psms._ctrl_c import say_when_trials_finish as say_when_trials_finish
 from optuna_psms.cli._select_args import DEFAULT_OUTPUT
 
 

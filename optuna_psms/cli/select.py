@@ -21,7 +21,6 @@ need a longer one. A timed-out trial is a failed trial of the study, its reason 
 from __future__ import annotations
 
 import argparse
-from contextlib import nullcontext
 import os
 import signal
 import sys
@@ -40,7 +39,6 @@ from optuna_psms.cli._holdout import small_data_warning
 from optuna_psms.cli._interrupt import figures_not_written
 from optuna_psms.cli._interrupt import file_stamp
 from optuna_psms.cli._interrupt import not_saved
-from optuna_psms.cli._interrupt import say_when_trials_finish
 from optuna_psms.cli._select_args import add_parser
 from optuna_psms.cli._select_args import check_args
 from optuna_psms.cli._select_args import DEFAULT_OUTPUT
@@ -232,27 +230,21 @@ def _search(model: Any, X: Any, y: Any) -> bool:
         UserError: The search refused the data or its settings.
     """
     from optuna_psms._compat._interrupted import cut_by_ctrl_c
-    from optuna_psms._compat._interrupted import StartedTrials
     from optuna_psms.fms._ensemble import WHOLE_STUDY_VOTE
 
-    # fit does the same (trials_failed_on_ctrl_c); these outer wrappers, on the same storage
-    # object, record the trials and say the line, and fit's inner ones record none.
-    started = StartedTrials(model.storage)
-    # n_jobs > 1: the first Ctrl-C waits for the threads' trials; say so, not seem hung.
-    finishing = say_when_trials_finish(started.in_progress) if model.n_jobs != 1 else nullcontext()
+    # fit fails the trials a Ctrl-C leaves RUNNING, says the n_jobs > 1 line and raises a
+    # KeyboardInterrupt (also for an exception a Ctrl-C caused: trials_failed_on_ctrl_c).
     try:
         # The identifier warning is said above, for all rows.
-        with warnings.catch_warnings(), started, finishing:
+        with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_IDENTIFIER_WARNING, category=UserWarning)
             # Said below the saved model's lines, for the vote saved, with the flags' names.
             warnings.filterwarnings("ignore", message=WHOLE_STUDY_VOTE, category=UserWarning)
             model.fit(X, y)
     except KeyboardInterrupt:
-        started.fail_running()
         return True
     except Exception as exc:
-        if cut_by_ctrl_c(exc):
-            started.fail_running()
+        if cut_by_ctrl_c(exc):  # after the search (the refit in fit): nothing left RUNNING
             return True
         if isinstance(exc, ValueError | RuntimeError):
             raise UserError(str(exc), original=exc) from None
