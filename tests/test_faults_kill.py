@@ -11,7 +11,17 @@ assertion depends on timing, only on invariants of the stored trials once everyt
   RUNNING, every killed trial is FAIL and retried, the killed members' slots are evaluated
   (a member continues from its previous state), no (member, iteration) slot is evaluated
   twice and no member skips an iteration, the survivors keep one population, and a fresh
-  process finishes the study (it takes the retries that are still waiting).
+  process finishes the study: it fails the dead trials as stale and takes their retries.
+
+  Which trials are stale is not left to the scheduler. A live worker descheduled for more
+  than ``grace_period`` (a loaded machine) looks dead to the others: they failed its trial,
+  and its own tell then raised, so the test failed. So the victims and survivors run with a
+  grace period no pause can reach (``NEVER_STALE``): nobody fails anybody while they run,
+  and the dead trials stay RUNNING, as without heartbeat. Only the fresh process, started
+  once every other worker has exited and ``GRACE + 2 * HEARTBEAT`` seconds after the kills,
+  has ``grace_period=GRACE``: the only RUNNING trials are then the dead ones, stale by at
+  least that sleep, and its own trial is never RUNNING when it checks (``n_jobs=1``: Optuna
+  fails stale trials before it asks for the next trial).
 * Without heartbeat (journal file, Redis journal): the trials of dead workers stay RUNNING
   for ever, and the population must not stall on them: the survivors complete all their
   trials and the swarm moves on past the dead trials' iteration.
@@ -45,7 +55,9 @@ N_WORKERS = 8
 N_VICTIMS = 3
 N_EACH = 6  # trials each survivor runs
 HEARTBEAT = 1
-GRACE = 3
+GRACE = 3  # the fresh process's grace period (see the module docstring)
+#: The victims' and survivors' grace period: longer than the whole test (TIMEOUT bounds it).
+NEVER_STALE = 100 * 600
 #: Generous: the machine may be loaded; nothing asserted depends on it.
 TIMEOUT = 600
 
@@ -93,7 +105,9 @@ _WORKER = textwrap.dedent(
 )
 
 
-def _script(spec: str, name: str, tmp: Path, index: int, victim: bool, n: int) -> str:
+def _script(
+    spec: str, name: str, tmp: Path, index: int, victim: bool, n: int, grace: int = NEVER_STALE
+) -> str:
     return _WORKER.format(
         repo=REPO,
         spec=spec,
@@ -104,7 +118,7 @@ def _script(spec: str, name: str, tmp: Path, index: int, victim: bool, n: int) -
         n=n,
         swarm=SWARM,
         heartbeat=HEARTBEAT,
-        grace=GRACE,
+        grace=grace,
     )
 
 
@@ -192,14 +206,18 @@ def test_kill_9_with_heartbeat_loses_nothing_and_retries_exactly_once(
     optuna.create_study(study_name=name, storage=storage)
     try:
         killed, completed = _kill_victims_mid_trial(url, name, tmp_path)
-        time.sleep(GRACE + 2 * HEARTBEAT)  # the victims' heartbeats are now stale
+        # Nobody failed the dead trials (NEVER_STALE): the survivors went on without them.
+        trials = optuna.load_study(study_name=name, storage=storage).get_trials(deepcopy=False)
+        running = sorted(t.number for t in trials if t.state == TrialState.RUNNING)
+        assert running == sorted(killed)
+        # The victims' last heartbeats are before the kills: stale for GRACE after this sleep
+        # (a sleep is never shorter; the database clock is this machine's).
+        time.sleep(GRACE + 2 * HEARTBEAT)
         # A fresh process finishes the study: it fails the stale trials, retries them.
         fresh = tmp_path / "fresh"
         fresh.mkdir()
-        p = subprocess.Popen(
-            [sys.executable, "-c", _script(url, name, fresh, 99, False, 2 * N_VICTIMS)],
-            cwd=REPO,
-        )
+        code = _script(url, name, fresh, 99, False, 2 * N_VICTIMS, grace=GRACE)
+        p = subprocess.Popen([sys.executable, "-c", code], cwd=REPO)
         assert p.wait(timeout=TIMEOUT) == 0
         trials = optuna.load_study(study_name=name, storage=storage).get_trials(deepcopy=False)
         by_number = {t.number: t for t in trials}

@@ -220,9 +220,14 @@ def test_trial_timeout_fails_only_the_slow_trial(tmp_path: Any) -> None:
     assert "exceeded trial_timeout=3s (0 of 2 folds done)" in slow.user_attrs["fms:error"]
     assert fast.state == optuna.trial.TrialState.COMPLETE
     assert len(fast.user_attrs["fms:fold_scores"]) == 2
-    # The slow fit started in the worker process, which was killed before it could finish.
-    pid = int(Path(marker + ".started").read_text())
+    # The slow trial went to the worker process that ran "instant" (its fit wrote that
+    # process's id), which was killed before the slow fit could finish. Whether the slow fit
+    # had started by then is up to the scheduler (a worker paused for SHORT seconds never
+    # starts it), so it is not required; if it did, it was in that process.
+    pid = int(Path(marker + "-0.started").read_text())
     assert pid != os.getpid()
+    if os.path.exists(marker + ".started"):
+        assert int(Path(marker + ".started").read_text()) == pid
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # no such process: killed, and reaped by the search
     assert not os.path.exists(marker + ".finished")
@@ -315,7 +320,7 @@ def test_a_lock_held_by_another_thread_does_not_hang_the_timed_fit(tmp_path: Any
     holder = threading.Thread(target=hold)
     holder.start()
     try:
-        assert taken.wait(30)
+        taken.wait()  # no limit: a late holder thread must not fail the test
         objective = make_objective(X, y, space=space, random_state=0, trial_timeout=60)
         study = optuna.create_study()
         for _ in range(2):

@@ -38,6 +38,12 @@ _OPEN = textwrap.dedent(
         if kind == "redis":
             return optuna.storages.JournalStorage(
                 optuna.storages.journal.JournalRedisBackend(where))
+        if kind == "sqlite":
+            # A worker paused while it holds the write lock (a loaded machine) must not
+            # fail the others: they wait for it, not SQLite's default 5 s. (dict(), no
+            # braces: this text is also part of the str.format template _WORKER.)
+            return optuna.storages.RDBStorage(
+                spec, engine_kwargs=dict(connect_args=dict(timeout=600.0)))
         return optuna.storages.RDBStorage(spec)
     """
 )
