@@ -50,6 +50,12 @@ JOURNAL_SUFFIXES = (".log", ".jsonl", ".journal")
 #: with its proxy waits for it; a wrong address fails after this, with one line).
 GRPC_READY_TIMEOUT = 10.0
 
+#: Seconds a SQLite connection opened by the package's own entry points (the CLI,
+#: :class:`~optuna_psms.fms.FullModelSelector` given a URL, ``optuna-psms compare``) waits
+#: for another writer's lock. SQLite's default, 5 s, fails a worker with "database is
+#: locked" as soon as another process or thread holds the file that long.
+WORKER_SQLITE_TIMEOUT = 120.0
+
 #: One line for ``--help``: the accepted URL forms.
 URL_FORMS = (
     "sqlite:///FILE.db, postgresql://USER:PW@HOST/DB, mysql://USER:PW@HOST/DB, "

@@ -389,3 +389,54 @@ def test_only_a_schema_collision_is_retried(monkeypatch: Any) -> None:
     with pytest.raises(sa_exc.OperationalError):
         open_storage("sqlite:///x.db")
     assert len(calls) == 1  # an unreachable server fails at once, not after retries
+
+
+def _busy_timeout_ms(storage: Any) -> int:
+    """SQLite's busy timeout of a connection of ``storage`` (milliseconds), read back from the
+    connection itself."""
+    rdb = getattr(storage, "_backend", storage)  # Optuna's cache wraps the RDBStorage
+    assert isinstance(rdb, optuna.storages.RDBStorage)
+    with rdb.engine.connect() as connection:
+        return int(connection.exec_driver_sql("PRAGMA busy_timeout").scalar_one())
+
+
+def test_the_package_s_entry_points_wait_for_a_sqlite_lock(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    """The CLI, ``compare`` and ``FullModelSelector`` given a URL open SQLite with a 120 s lock
+    wait: several workers write one file, and SQLite's own 5 s failed a worker with
+    "database is locked" whenever another held the file longer (the CLI and the selector
+    used the 5 s before; ``compare`` did not)."""
+    from sklearn.datasets import load_iris
+
+    from optuna_psms.cli import _study
+    from optuna_psms.compare._run import open_comparison_storage
+    from optuna_psms.fms import _search
+    from optuna_psms.fms import FullModelSelector
+    from optuna_psms.fms import FullModelSpace
+
+    url = f"sqlite:///{tmp_path}/w.db"
+    expected = int(storages.WORKER_SQLITE_TIMEOUT * 1000)
+    assert expected >= 60_000
+    assert _busy_timeout_ms(open_storage(url)) == 5_000  # SQLite's default: the plain call
+    assert _busy_timeout_ms(_study.open_storage(url)) == expected
+    assert _busy_timeout_ms(open_comparison_storage(url)) == expected
+
+    opened: list[Any] = []
+
+    def spy(storage: Any, **kwargs: Any) -> Any:
+        opened.append(open_storage(storage, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(_search, "open_storage", spy)
+    X, y = load_iris(return_X_y=True)
+    FullModelSelector(
+        space=FullModelSpace(classifiers=["naive_bayes"], selectors=[]),
+        sampler="random",
+        n_trials=1,
+        storage=url,
+        final_check=None,
+        random_state=0,
+    ).fit(X, y)
+    assert len(opened) == 1
+    assert _busy_timeout_ms(opened[0]) == expected

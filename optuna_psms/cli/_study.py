@@ -39,11 +39,12 @@ def open_storage(url: str) -> Any:
     from optuna_psms.storages import MissingDriverError
     from optuna_psms.storages import open_storage
     from optuna_psms.storages import StorageURLError
+    from optuna_psms.storages import WORKER_SQLITE_TIMEOUT
 
     try:
         with warnings.catch_warnings():  # Optuna's "experimental" notes of grpc:// and redis://
             warnings.filterwarnings("ignore", message=r".* is experimental")
-            return open_storage(url)
+            return open_storage(url, sqlite_timeout=WORKER_SQLITE_TIMEOUT)
     except (StorageURLError, MissingDriverError) as exc:
         raise UserError(str(exc)) from None
     except Exception as exc:  # connection refused, bad credentials, unreadable file

@@ -26,6 +26,7 @@ from optuna_psms._registry import SAMPLERS
 from optuna_psms.compare._objective import Objective
 from optuna_psms.compare._objective import ObjectiveSpec
 from optuna_psms.compare._objective import resume_hint
+from optuna_psms.storages import WORKER_SQLITE_TIMEOUT
 
 
 ATTR_SAMPLER = "compare:sampler"
@@ -91,7 +92,7 @@ def parse_samplers(names: str | Sequence[str]) -> list[str]:
 
 
 #: Seconds a worker waits for a SQLite write lock: several processes write one file.
-SQLITE_TIMEOUT = 120.0
+SQLITE_TIMEOUT = WORKER_SQLITE_TIMEOUT
 
 
 def open_comparison_storage(

@@ -45,6 +45,7 @@ from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.objective import make_objective
 from optuna_psms.fms.space import FullModelSpace
 from optuna_psms.storages import open_storage
+from optuna_psms.storages import WORKER_SQLITE_TIMEOUT
 
 
 _S = TypeVar("_S", bound="FullModelSearch")
@@ -181,7 +182,7 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         objective = self._objective(X, y)
         # In memory, as create_study's own default, but an object: the trials a Ctrl-C cuts
         # are failed in it (StartedTrials records nothing for None or a URL).
-        storage = open_storage(self.storage)
+        storage = open_storage(self.storage, sqlite_timeout=WORKER_SQLITE_TIMEOUT)
         if storage is None:
             storage = optuna.storages.InMemoryStorage()
         study = optuna.create_study(
