@@ -258,10 +258,14 @@ def _save_note(study: Study, body: str) -> None:
 #: Heading of the held-out paragraph ``optuna-psms select`` adds to a study's note.
 HELD_OUT_HEADING = "### Held-out estimate"
 
+#: Heading of the paragraph ``optuna-psms select`` adds to a study's note when it saves a
+#: model: what the file predicts with (it need not be the *Best Trial*'s pipeline) and why.
+SAVED_MODEL_HEADING = "### Saved model"
 
-def note_held_out(study: Study, text: str) -> None:
-    """Add ``text`` under :data:`HELD_OUT_HEADING` to the study's note (replacing an earlier
-    one), so the dashboard shows the honest number beside its optimistic *Best Trial*.
+
+def _note_section(study: Study, heading: str, text: str) -> None:
+    """Put ``text`` under ``heading`` in the study's note, replacing that section and any
+    after it (they were written after it by the run that wrote it, so they are stale too).
 
     A note the user wrote is left alone. Never raises: a failure is logged.
     """
@@ -272,10 +276,30 @@ def note_held_out(study: Study, text: str) -> None:
         existing = notes.get_note(study)
         if _users_own(existing):
             return
-        head = existing.split(HELD_OUT_HEADING, 1)[0].rstrip() or f"{NOTE_HEADING} full model"
-        notes.save_note(study, f"{head}\n\n{HELD_OUT_HEADING}\n\n{text}\n")
+        head = existing.split(heading, 1)[0].rstrip() or f"{NOTE_HEADING} full model"
+        notes.save_note(study, f"{head}\n\n{heading}\n\n{text}\n")
     except Exception:  # the dashboard's extras must never break a study
-        _logger.exception("Could not add the held-out estimate to the study's note.")
+        _logger.exception("Could not add %r to the study's note.", heading)
+
+
+def note_held_out(study: Study, text: str) -> None:
+    """Add ``text`` under :data:`HELD_OUT_HEADING` to the study's note (replacing an earlier
+    one, and the :data:`SAVED_MODEL_HEADING` section after it), so the dashboard shows the
+    honest number beside its optimistic *Best Trial*.
+
+    A note the user wrote is left alone. Never raises: a failure is logged.
+    """
+    _note_section(study, HELD_OUT_HEADING, text)
+
+
+def note_saved_model(study: Study, text: str) -> None:
+    """Add ``text`` under :data:`SAVED_MODEL_HEADING` to the study's note (replacing an
+    earlier one), so the dashboard says what the saved model is: a vote or the final
+    check's SVC is not the pipeline of its *Best Trial*.
+
+    A note the user wrote is left alone. Never raises: a failure is logged.
+    """
+    _note_section(study, SAVED_MODEL_HEADING, text)
 
 
 def _seen_before(done: _Done, study: Study) -> bool:

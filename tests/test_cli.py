@@ -174,6 +174,12 @@ def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch
     ("argv", "message"),
     [
         (["--csv", "missing.csv", "--target", "y"], "CSV file not found: missing.csv"),
+        # A typo gets the close file name; a URL is said to be one (usertrial8).
+        (["--csv", "data.cvs", "--target", "y"], "not found: data.cvs; did you mean 'data.csv'?"),
+        (
+            ["--csv", "https://example.org/d.csv", "--target", "y"],
+            "(--csv takes a local file, not a URL: download it first",
+        ),
         (["--csv", "data.csv", "--target", "nope"], "column 'nope' not found in data.csv"),
         (["--csv", "data.csv"], "--csv needs --target"),
         (["--dataset", "sklearn:nope"], "unknown dataset 'sklearn:nope'"),

@@ -190,6 +190,28 @@ def test_compare_function_studies_table_and_report(tmp_path: Any, capsys: Any) -
     assert "no rows held out" not in text  # said of full model selection only
 
 
+def test_the_default_report_says_when_it_replaces_one(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    # Its default name is the data's: a comparison of other samplers, or in another storage,
+    # on the same data replaced the earlier report silently (usertrial8).
+    monkeypatch.chdir(tmp_path)
+    said = "(replacing the report that was there; --report FILE writes elsewhere)"
+    first = _compare("sqlite:///a.db", "--seeds", "1", "--n-trials", "2")
+    code, out, err = _run(first, capsys)
+    assert code == 0, err
+    line = next(s for s in out.splitlines() if s.startswith("Report: "))
+    assert said not in line and (tmp_path / line.split()[1]).exists()
+    code, out, err = _run(_compare("sqlite:///b.db", "--seeds", "1", "--n-trials", "2"), capsys)
+    assert code == 0, err
+    assert f"{line} {said}" in out
+    # A --report FILE given on purpose is not announced as a replacement.
+    argv = _compare("sqlite:///c.db", "--seeds", "1", "--n-trials", "2", "--report", "x.html")
+    assert _run(argv, capsys)[0] == 0
+    code, out, err = _run([*argv, "--resume"], capsys)
+    assert code == 0 and "Report: x.html" in out and said not in out
+
+
 def test_report_says_full_model_selection_values_are_cv_on_all_rows(tmp_path: Any) -> None:
     # The terminal's table title says so; the HTML report, read later by others, too.
     from optuna_psms.compare import FMS_VALUE_NOTE

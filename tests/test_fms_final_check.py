@@ -362,3 +362,47 @@ def test_select_says_a_skip_once_with_the_metric_as_given(
     assert f"final check skipped: {why}; the vote is kept\n" in out
     assert _check_lines(caplog) == [] and "final check" not in err
     assert out.count("final check") == 1
+
+
+def test_the_study_says_what_the_saved_model_is_and_why(tmp_path: Any, capsys: Any) -> None:
+    # The dashboard's Best Trial card shows one pipeline of the search; the saved model may be
+    # the final check's SVC or a vote. With --test-size 0 (no held-out section) the study
+    # said nothing of it (usertrial8): the note and a user attr say it now.
+    from optuna_dashboard import get_note
+
+    from optuna_psms._study_info import HELD_OUT_HEADING
+    from optuna_psms._study_info import SAVED_MODEL_HEADING
+
+    X, y = _xor(160)
+    X.assign(label=y).to_csv(tmp_path / "data.csv", index=False)
+    db = f"sqlite:///{tmp_path}/s.db"
+    out_file = str(tmp_path / "m.joblib")
+    argv = ["select", "--csv", str(tmp_path / "data.csv"), "--target", "label"]
+    argv += ["--sampler", "random", "--classifiers", "naive_bayes,logistic", "--selectors"]
+    argv += ["none", "--seed", "0", "--no-progress-bar", "--n-trials", "4", "--storage", db]
+    argv += ["--ensemble-top", "3", "--output", out_file]
+
+    def note_and_attr(name: str) -> tuple[str, dict[str, Any]]:
+        study = optuna.load_study(study_name=name, storage=db)
+        return get_note(study), study.user_attrs["fms:saved_model"]
+
+    assert main([*argv, "--test-size", "0", "--study-name", "all"]) == 0
+    assert "-> the grid-tuned SVC" in capsys.readouterr().out
+    note, attr = note_and_attr("all")
+    assert HELD_OUT_HEADING not in note and note.count(SAVED_MODEL_HEADING) == 1
+    saved = note.split(SAVED_MODEL_HEADING, 1)[1]
+    described = joblib.load(out_file).describe()
+    assert attr == {"file": out_file, "model": described}
+    assert f"`{out_file}`, refitted on all 160 rows: {described}." in saved
+    assert "grid-tuned RBF SVC" in saved and "It is not the *Best Trial*'s pipeline." in saved
+    # Run again on the same study with the vote kept: the section is replaced, not added.
+    assert main([*argv, "--test-size", "0", "--study-name", "all", "--final-check", "none"]) == 0
+    capsys.readouterr()
+    note, attr = note_and_attr("all")
+    assert note.count(SAVED_MODEL_HEADING) == 1 and "grid-tuned RBF SVC" not in note
+    assert "the model votes with 3" in note and "predicts by a vote of 3" in attr["model"]
+    # With a hold-out, both sections: the held-out estimate, then the saved model.
+    assert main([*argv, "--study-name", "held"]) == 0
+    capsys.readouterr()
+    note, _ = note_and_attr("held")
+    assert 0 < note.index(HELD_OUT_HEADING) < note.index(SAVED_MODEL_HEADING)

@@ -136,6 +136,24 @@ def _not_utf8(path: str, exc: UnicodeDecodeError) -> str:
     )
 
 
+def _missing_file_hint(path: str) -> str:
+    """What to say after "CSV file not found: PATH": that ``--csv`` takes no URL (it read
+    "CSV file not found: https://..." as if the address were mistyped, usertrial8), or the
+    file of that directory with a close name (``data.cvs`` for ``data.csv``); else nothing."""
+    scheme = path.split("://", 1)[0]
+    if "://" in path and scheme.replace("+", "").isalpha():
+        return (
+            " (--csv takes a local file, not a URL: download it first, e.g. curl -o data.csv URL)"
+        )
+    folder, name = os.path.split(path)
+    try:
+        files = [f for f in os.listdir(folder or ".") if os.path.isfile(os.path.join(folder, f))]
+    except OSError:  # no such directory, or not readable
+        return ""
+    close = close_name(name, files)
+    return f"; did you mean {os.path.join(folder, close)!r}?" if close is not None else ""
+
+
 def read_csv(path: str) -> pd.DataFrame:
     """Read a CSV file with a header row.
 
@@ -146,7 +164,7 @@ def read_csv(path: str) -> pd.DataFrame:
     import pandas as pd
 
     if not os.path.isfile(path):
-        raise UserError(f"CSV file not found: {path}")
+        raise UserError(f"CSV file not found: {path}{_missing_file_hint(path)}")
     try:
         frame = pd.read_csv(path)
     except UnicodeDecodeError as exc:

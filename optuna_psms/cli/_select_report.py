@@ -180,3 +180,27 @@ def keep_check(model: Any, searched: Any) -> None:
     record = getattr(model, "final_check_", None)
     if isinstance(record, dict):
         searched.set_user_attr(FINAL_CHECK_KEY, record)
+
+
+def note_saved(study: Any, final: Any, save_to: str, rows: int) -> None:
+    """Say in the study what the saved model ``final`` predicts with, and why: the study user
+    attr ``fms:saved_model`` and the *Saved model* section of its note (the dashboard's
+    *Note* page). The dashboard's *Best Trial* card shows one pipeline of the search, while
+    the default final check may save a grid-tuned SVC and the default vote ten pipelines
+    (usertrial8: with ``--test-size 0`` the dashboard said nothing of either)."""
+    from optuna_psms._study_info import note_saved_model
+    from optuna_psms.fms._final_check import describe
+
+    model = final.describe()
+    record = getattr(final, "final_check_", None)
+    svc = getattr(final, "final_choice_", "vote") == "svc"
+    voters = len(getattr(final, "ensemble_trials_", None) or [])
+    text = f"`{save_to}`, refitted on all {rows} rows: {model}."
+    if svc:
+        text += " It is not the *Best Trial*'s pipeline."
+    elif voters > 1:
+        text += f" The *Best Trial* card shows one pipeline; the model votes with {voters}."
+    if isinstance(record, dict) and not svc:  # the SVC's describe() has the check's losses
+        text += f"\n\n{describe(record)}"
+    study.set_user_attr("fms:saved_model", {"file": save_to, "model": model})
+    note_saved_model(study, text)

@@ -53,6 +53,7 @@ from optuna_psms.cli._select_model import selector
 from optuna_psms.cli._select_report import choose
 from optuna_psms.cli._select_report import is_the_saved_model
 from optuna_psms.cli._select_report import keep_check
+from optuna_psms.cli._select_report import note_saved
 from optuna_psms.cli._select_report import print_final_check
 from optuna_psms.cli._select_report import read_back
 from optuna_psms.cli._select_report import said_once
@@ -255,6 +256,7 @@ def _search(model: Any, X: Any, y: Any) -> bool:
 def _save(
     args: argparse.Namespace,
     settings: dict[str, Any],
+    study: Any,
     searched: Any,
     best: Any,
     X: Any,
@@ -277,6 +279,7 @@ def _save(
         replacing = " (replacing the model that was there; --output FILE saves elsewhere)"
     save_model(final, save_to)
     print(f"Model refitted on all {len(y)} rows, saved to {save_to}{replacing}")
+    note_saved(study, final, save_to, len(y))
     voters = [t.number for t in getattr(final, "ensemble_trials_", None) or []]
     if getattr(final, "final_choice_", "vote") == "svc":
         svc = final.final_check_["svc"]
@@ -378,7 +381,7 @@ def _run(args: argparse.Namespace) -> int:
         caution = small_data_warning(settings, y_search, y_held)
         if caution is not None:
             warn(caution)
-        _save(args, settings, searched, best, X, y, check_line=y_held is None, **vote)
+        _save(args, settings, study, searched, best, X, y, check_line=y_held is None, **vote)
     except KeyboardInterrupt:
         warn(not_saved(args, study_name, interrupted, before))
         return 130

@@ -250,11 +250,16 @@ def run(args: argparse.Namespace) -> int:
         warn(caution)
     if report.lower() != "none":
         command = "optuna-psms " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        # The default name is the data's: a comparison of other samplers or in another
+        # storage on the same data replaced the earlier report silently (usertrial8).
+        replacing = ""
+        if args.report is None and os.path.exists(report):
+            replacing = " (replacing the report that was there; --report FILE writes elsewhere)"
         try:
             result.write_report(report, command=command if sys.argv[1:2] == ["compare"] else None)
         except OSError as exc:
             raise UserError(f"cannot write {report}: {exc}") from None
-        print(f"Report: {report} (self-contained HTML, opens offline in a browser)")
+        print(f"Report: {report} (self-contained HTML, opens offline in a browser){replacing}")
     if not dashboard:
         print("Figures not saved into the studies: optuna-dashboard is not installed.")
     else:
