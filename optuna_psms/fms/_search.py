@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms._compat._interrupted import trials_failed_on_ctrl_c
 from optuna_psms.fms._folds import quiet_fit
+from optuna_psms.fms._identifiers import warn_identifier_columns
 from optuna_psms.fms._initial import check_initial_pipelines
 from optuna_psms.fms._initial import enqueue_initial
 from optuna_psms.fms._optimize import optimize_past_taken_trials
@@ -36,7 +37,6 @@ from optuna_psms.fms._samplers import make_sampler
 from optuna_psms.fms._validation import record_features
 from optuna_psms.fms._validation import user_entry
 from optuna_psms.fms._verbosity import optuna_verbosity
-from optuna_psms.fms.data import warn_identifier_columns
 from optuna_psms.fms.export import export_python
 from optuna_psms.fms.export import trials_table
 from optuna_psms.fms.metrics import score_from_loss
