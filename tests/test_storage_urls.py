@@ -410,7 +410,7 @@ def test_the_package_s_entry_points_wait_for_a_sqlite_lock(
     from sklearn.datasets import load_iris
 
     from optuna_psms.cli import _study
-    from optuna_psms.compare._run import open_comparison_storage
+    from optuna_psms.compare._studies import open_comparison_storage
     from optuna_psms.fms import _search
     from optuna_psms.fms import FullModelSelector
     from optuna_psms.fms import FullModelSpace

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 # Optuna is imported on use: the command line imports this module for ``--help`` too.
 
 #: The user attr (``True``) of a trial failed because a Ctrl-C cut it
-#: (``optuna_psms.fms.objective.INTERRUPTED``).
+#: (``optuna_psms.fms._outcome.INTERRUPTED``).
 INTERRUPTED_ATTR = "fms:interrupted"
 
 

@@ -381,8 +381,8 @@ def identifier_warnings(X: Any) -> list[str]:
     """
     import shlex
 
-    from optuna_psms.fms.data import identifier_columns
-    from optuna_psms.fms.data import identifier_message
+    from optuna_psms.fms._identifiers import identifier_columns
+    from optuna_psms.fms._identifiers import identifier_message
 
     return [
         f"warning: {identifier_message(name, reason, f'--drop {shlex.quote(str(name))}')}"

@@ -235,7 +235,7 @@ def _identifier_names(X_search: Any, X_held: Any) -> list[Any]:
     :func:`~optuna_psms.cli._data.identifier_warnings` does; the rule ignores row order)."""
     import pandas as pd
 
-    from optuna_psms.fms.data import identifier_columns
+    from optuna_psms.fms._identifiers import identifier_columns
 
     if not isinstance(X_search, pd.DataFrame) or not isinstance(X_held, pd.DataFrame):
         return []

@@ -22,7 +22,7 @@ def failed_words(trials: list[Any]) -> str:
     the failed ``trials`` (their pipelines did not fail; attr ``fms:interrupted``)."""
     import optuna
 
-    from optuna_psms.fms.objective import INTERRUPTED
+    from optuna_psms.fms._outcome import INTERRUPTED
 
     failed = [t for t in trials if t.state == optuna.trial.TrialState.FAIL]
     cut = sum(t.user_attrs.get(INTERRUPTED) is True for t in failed)

@@ -24,20 +24,20 @@ import optuna
 from optuna_psms.compare._objective import Objective
 from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
-from optuna_psms.compare._run import ATTR_NAME
-from optuna_psms.compare._run import ATTR_OBJECTIVE
-from optuna_psms.compare._run import ATTR_OBJECTIVE_ID
-from optuna_psms.compare._run import ATTR_SAMPLER
-from optuna_psms.compare._run import ATTR_SEED
-from optuna_psms.compare._run import ComparisonError
 from optuna_psms.compare._run import execute
-from optuna_psms.compare._run import open_comparison_storage
-from optuna_psms.compare._run import parse_samplers
-from optuna_psms.compare._run import prepare
-from optuna_psms.compare._run import study_name
 from optuna_psms.compare._stats import format_table
 from optuna_psms.compare._stats import Row
 from optuna_psms.compare._stats import summarize
+from optuna_psms.compare._studies import ATTR_NAME
+from optuna_psms.compare._studies import ATTR_OBJECTIVE
+from optuna_psms.compare._studies import ATTR_OBJECTIVE_ID
+from optuna_psms.compare._studies import ATTR_SAMPLER
+from optuna_psms.compare._studies import ATTR_SEED
+from optuna_psms.compare._studies import ComparisonError
+from optuna_psms.compare._studies import open_comparison_storage
+from optuna_psms.compare._studies import parse_samplers
+from optuna_psms.compare._studies import prepare
+from optuna_psms.compare._studies import study_name
 
 
 __all__ = [

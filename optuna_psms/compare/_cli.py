@@ -14,8 +14,8 @@ from optuna_psms.cli._common import show_progress_bar
 from optuna_psms.cli._common import warn
 from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
-from optuna_psms.compare._run import ComparisonError
-from optuna_psms.compare._run import parse_samplers
+from optuna_psms.compare._studies import ComparisonError
+from optuna_psms.compare._studies import parse_samplers
 from optuna_psms.storages import dashboard_argument
 from optuna_psms.storages import hide_password
 

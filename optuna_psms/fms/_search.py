@@ -24,9 +24,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms._compat._interrupted import trials_failed_on_ctrl_c
 from optuna_psms.fms._folds import quiet_fit
+from optuna_psms.fms._identifiers import warn_identifier_columns
 from optuna_psms.fms._initial import check_initial_pipelines
 from optuna_psms.fms._initial import enqueue_initial
 from optuna_psms.fms._optimize import optimize_past_taken_trials
+from optuna_psms.fms._outcome import failure_reason
 from optuna_psms.fms._reselect import check_reselect
 from optuna_psms.fms._reselect import choose
 from optuna_psms.fms._reselect import fit_trial_choice
@@ -35,12 +37,10 @@ from optuna_psms.fms._samplers import make_sampler
 from optuna_psms.fms._validation import record_features
 from optuna_psms.fms._validation import user_entry
 from optuna_psms.fms._verbosity import optuna_verbosity
-from optuna_psms.fms.data import warn_identifier_columns
 from optuna_psms.fms.export import export_python
 from optuna_psms.fms.export import trials_table
 from optuna_psms.fms.metrics import score_from_loss
 from optuna_psms.fms.metrics import shown_loss
-from optuna_psms.fms.objective import failure_reason
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.objective import make_objective
 from optuna_psms.fms.space import FullModelSpace

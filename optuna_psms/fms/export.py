@@ -21,7 +21,7 @@ import optuna
 from sklearn.base import BaseEstimator
 from sklearn.pipeline import Pipeline
 
-from optuna_psms.fms.objective import failure_reason
+from optuna_psms.fms._outcome import failure_reason
 
 
 def _public_module(cls: type) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-import math
 import time
 from typing import Any
 from typing import Literal
@@ -16,17 +15,17 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
 
 from optuna_psms import _study_info
-from optuna_psms._compat._interrupted import INTERRUPTED_ATTR as _INTERRUPTED_ATTR
 from optuna_psms.fms._builtin import mask_rule
 from optuna_psms.fms._folds import FoldError
 from optuna_psms.fms._folds import FoldTask
 from optuna_psms.fms._folds import run_folds
 from optuna_psms.fms._folds import Split
 from optuna_psms.fms._folds import TrialTimeoutError
+from optuna_psms.fms._objective_args import check_objective_arguments
+from optuna_psms.fms._outcome import INTERRUPTED
 from optuna_psms.fms.data import check_classification_data
 from optuna_psms.fms.data import TabularEncoder
 from optuna_psms.fms.metrics import check_metric
-from optuna_psms.fms.metrics import COMPLEXITY_MEASURES
 from optuna_psms.fms.metrics import complexity_value
 from optuna_psms.fms.space import FullModelSpace
 from optuna_psms.fms.space import PipelineSpec
@@ -36,33 +35,11 @@ from optuna_psms.fms.target import check_regression_data
 
 _logger = optuna.logging.get_logger(__name__)
 
-#: User attr (``True``) of a trial that Ctrl-C (``KeyboardInterrupt``) cut: Optuna fails it,
-#: with no ``fms:error``, since its pipeline did not fail (defined beside the code that fails
-#: the trials a Ctrl-C left ``RUNNING``, which needs only Optuna).
-INTERRUPTED = _INTERRUPTED_ATTR
-#: The reason :func:`failure_reason` gives a trial Ctrl-C cut (user attr :data:`INTERRUPTED`).
-INTERRUPTED_REASON = "interrupted (Ctrl-C)"
 #: Study user attr: how the ``fs:mask:*`` parameters of the joint mask map to features
 #: (:func:`~optuna_psms.fms.space.mask_rule`), written when the first mask trial runs. Until
 #: 26 Nov 2026 it was a user attr of every mask trial, where it pushed ``psms:particle`` out
 #: of optuna-dashboard's trial page.
 MASK_RULE_ATTR = "fms:mask_rule"
-
-
-def failure_reason(user_attrs: Mapping[str, Any]) -> str:
-    """Why a trial of a full-model study did not complete, from its user attrs.
-
-    Args:
-        user_attrs: The trial's user attrs.
-
-    Returns:
-        Its ``fms:error`` (a failed or timed-out pipeline), :data:`INTERRUPTED_REASON` for a
-        trial Ctrl-C cut (:data:`INTERRUPTED`, which has no ``fms:error``), else ``""``.
-    """
-    error = user_attrs.get("fms:error")
-    if error:
-        return str(error)
-    return INTERRUPTED_REASON if user_attrs.get(INTERRUPTED) is True else ""
 
 
 def seed_estimator(estimator: Any, seed: int | None) -> Any:
@@ -115,39 +92,9 @@ class FullModelObjective:
         complexity_weight: float | None = None,
         enable_pruning: bool = False,
     ) -> None:
-        if space is not None and not isinstance(space, FullModelSpace):
-            raise ValueError(f"space must be a FullModelSpace or None; got {space!r}.")
-        if not (isinstance(subsample, int | float) and 0.0 < float(subsample) <= 1.0):
-            raise ValueError(f"subsample must be in (0, 1]; got {subsample!r}.")
-        if not isinstance(n_jobs, int) or n_jobs == 0:
-            raise ValueError(f"n_jobs must be a non-zero int; got {n_jobs!r}.")
-        if random_state is not None and not isinstance(random_state, int | np.integer):
-            raise ValueError(f"random_state must be an int or None; got {random_state!r}.")
-        if trial_timeout is not None and not (
-            isinstance(trial_timeout, int | float)
-            and not isinstance(trial_timeout, bool)
-            and math.isfinite(trial_timeout)
-            and trial_timeout > 0
-        ):
-            raise ValueError(
-                f"trial_timeout must be a positive number of seconds or None; "
-                f"got {trial_timeout!r}."
-            )
-        if complexity is not None and complexity not in COMPLEXITY_MEASURES:
-            raise ValueError(
-                f"complexity must be one of {', '.join(COMPLEXITY_MEASURES)} or None; "
-                f"got {complexity!r}."
-            )
-        if complexity_weight is not None and (
-            complexity is None
-            or not isinstance(complexity_weight, int | float)
-            or not math.isfinite(complexity_weight)
-            or complexity_weight < 0
-        ):
-            raise ValueError(
-                f"complexity_weight must be a non-negative number, used with complexity=; "
-                f"got {complexity_weight!r}."
-            )
+        check_objective_arguments(
+            space, subsample, n_jobs, random_state, trial_timeout, complexity, complexity_weight
+        )
         self.space = space if space is not None else FullModelSpace()
         self.task = self.space.task
         self.metric = check_metric(metric, self.task)

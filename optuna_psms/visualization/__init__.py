@@ -47,9 +47,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 # Comparison of several studies (e.g. the studies of `optuna-psms compare`).
 from optuna_psms.visualization._comparison import plot_best_so_far
 from optuna_psms.visualization._comparison import plot_final_values
-from optuna_psms.visualization._fms import plot_choice_importances
-from optuna_psms.visualization._fms import plot_loss_by_method
-from optuna_psms.visualization._fms import plot_model_choices
+from optuna_psms.visualization._fms_choices import plot_model_choices
+from optuna_psms.visualization._fms_importance import plot_choice_importances
+from optuna_psms.visualization._fms_loss import plot_loss_by_method
 from optuna_psms.visualization._generations import plot_generations
 from optuna_psms.visualization._population import plot_population
 from optuna_psms.visualization._publish import PublishCallback
