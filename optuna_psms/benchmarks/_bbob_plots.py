@@ -78,7 +78,7 @@ def write_plots(
             ax.plot(trials, np.maximum(med, 1e-9), label=s, linewidth=1, color=colour[s])
         ax.set_yscale("log")
         ax.set_title(f"f{f} {FUNCTION_NAMES[f]}", fontsize=8)
-        ax.tick_params(labelsize=6)
+        ax.tick_params(which="both", labelsize=6)  # log axes label minor ticks too
     for ax in list(axes.flat)[len(functions) :]:
         ax.axis("off")
     legend: dict[str, Any] = {}
