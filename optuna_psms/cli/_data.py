@@ -388,3 +388,12 @@ def identifier_warnings(X: Any) -> list[str]:
         f"warning: {identifier_message(name, reason, f'--drop {shlex.quote(str(name))}')}"
         for name, reason in identifier_columns(X)
     ]
+
+
+def text_number_warnings(X: Any) -> list[str]:
+    """One ``warning:`` line per text column of ``X`` of numbers or dates (``45%``,
+    ``2024-01-03``; :func:`optuna_psms.fms._text_columns.text_number_columns`)."""
+    from optuna_psms.fms._text_columns import text_number_columns
+    from optuna_psms.fms._text_columns import text_number_message
+
+    return [f"warning: {text_number_message(*found)}" for found in text_number_columns(X)]

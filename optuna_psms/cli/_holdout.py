@@ -166,8 +166,8 @@ def report_held_out(
     label = label if name == loss_label(settings["metric"]) else name  # pi_svm: the ber
     # The model's warnings about held-out values it reads other than as written (e.g. a
     # category the search rows never had), one line each; not of a column already warned
-    # about as a row identifier (select's first lines): its held-out values are all unseen,
-    # which repeated that warning.
+    # about as a row identifier or as numbers or dates written as text (select's first
+    # lines): its held-out values are all (or often) unseen, which repeated that warning.
     said = tuple(f"column {name!r}: " for name in _identifier_names(X_search, X_held))
     for message in dict.fromkeys(str(w.message).strip() for w in caught):
         first = (message.splitlines() or [""])[0]
@@ -231,15 +231,18 @@ def report_held_out(
 
 
 def _identifier_names(X_search: Any, X_held: Any) -> list[Any]:
-    """The columns that ``select`` warned about as row identifiers (found on all its rows, as
-    :func:`~optuna_psms.cli._data.identifier_warnings` does; the rule ignores row order)."""
+    """The columns that ``select`` warned about as row identifiers or text numbers (found on
+    all its rows, as :func:`~optuna_psms.cli._data.identifier_warnings` and
+    :func:`~optuna_psms.cli._data.text_number_warnings` do; the rules ignore row order)."""
     import pandas as pd
 
     from optuna_psms.fms._identifiers import identifier_columns
+    from optuna_psms.fms._text_columns import text_number_columns
 
     if not isinstance(X_search, pd.DataFrame) or not isinstance(X_held, pd.DataFrame):
         return []
-    return [name for name, _ in identifier_columns(pd.concat([X_search, X_held]))]
+    X = pd.concat([X_search, X_held])
+    return [found[0] for found in [*identifier_columns(X), *text_number_columns(X)]]
 
 
 def _plain(value: Any) -> Any:

@@ -33,6 +33,7 @@ from optuna_psms.cli._common import show_progress_bar
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._common import warn
 from optuna_psms.cli._data import identifier_warnings
+from optuna_psms.cli._data import text_number_warnings
 from optuna_psms.cli._holdout import report_held_out
 from optuna_psms.cli._holdout import shown
 from optuna_psms.cli._holdout import small_data_warning
@@ -112,6 +113,8 @@ def _without(drop: list[str] | None) -> str:
 #: The start of the Python warning about an identifier-like column, which ``select`` prints
 #: itself (once, for all rows, with the command-line remedy) before the search.
 _IDENTIFIER_WARNING = r"column .* looks like a row identifier"
+#: Likewise for a text column of numbers or dates.
+_TEXT_NUMBER_WARNING = r"column .* holds (numbers|dates) written as text"
 
 
 def _announce_slow_refit(best: Any, rows: str) -> None:
@@ -236,9 +239,10 @@ def _search(model: Any, X: Any, y: Any) -> bool:
     # fit fails the trials a Ctrl-C leaves RUNNING, says the n_jobs > 1 line and raises a
     # KeyboardInterrupt (also for an exception a Ctrl-C caused: trials_failed_on_ctrl_c).
     try:
-        # The identifier warning is said above, for all rows.
+        # The identifier and text-number warnings are said above, for all rows.
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_IDENTIFIER_WARNING, category=UserWarning)
+            warnings.filterwarnings("ignore", message=_TEXT_NUMBER_WARNING, category=UserWarning)
             # Said below the saved model's lines, for the vote saved, with the flags' names.
             warnings.filterwarnings("ignore", message=WHOLE_STUDY_VOTE, category=UserWarning)
             model.fit(X, y)
@@ -338,7 +342,7 @@ def _run(args: argparse.Namespace) -> int:
     storage, study_name, settings, parts = _open_study(args, settings, X, y, label)
     model = _search_model(args, settings, storage, study_name, **choice, **initial)
     # Once the data are accepted: above a refusal (a single class, ...) it was only noise.
-    for line in identifier_warnings(X):
+    for line in identifier_warnings(X) + text_number_warnings(X):
         warn(line)
     _print_start(args, settings, label, storage, study_name, parts)
     sys.stdout.flush()  # before the progress bar and the search's warnings, on stderr

@@ -23,7 +23,8 @@ from optuna_psms.storages import hide_password
 def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str]]:
     """The objective of ``args``, for full model selection on too few rows the one
     ``warning:`` line that ``select`` prints (else ``None``), and the ``warning:`` lines about
-    identifier-like columns (printed once the comparison starts)."""
+    identifier-like columns and text columns of numbers or dates (printed once the comparison
+    starts)."""
     if args.target is not None and args.csv is None:
         raise ComparisonError("--target is only used with --csv")
     if args.drop is not None and args.csv is None and args.dataset is None:
@@ -80,6 +81,7 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str
     else:
         spec = ObjectiveSpec("dataset", args.dataset, **common)
     from optuna_psms.cli._data import identifier_warnings
+    from optuna_psms.cli._data import text_number_warnings
     from optuna_psms.cli._holdout import small_data_warning
 
     # Loaded here, once (spec.load() keeps the data for the comparison): a --drop naming no
@@ -89,7 +91,8 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str
     # Every row is searched (no hold-out): only the CV part of select's caution applies, on
     # the rows each trial draws with --subsample.
     settings = {"task": "classification", "cv": cv, "metric": metric, "subsample": subsample}
-    return spec, small_data_warning(settings, y, None), identifier_warnings(X)
+    columns = identifier_warnings(X) + text_number_warnings(X)
+    return spec, small_data_warning(settings, y, None), columns
 
 
 def _count(n: int, word: str, plural: str = "") -> str:

@@ -55,8 +55,10 @@ def identifier_columns(X: Any) -> list[tuple[Any, str]]:
     value, a column is flagged when it is text (a column :class:`TabularEncoder` one-hot
     encodes) with a different value in every row, or when its values are exactly the
     integers ``0..n-1`` or ``1..n`` (``n`` rows, each once, in any order). Ordinary numeric
-    columns, even with every value distinct, are never flagged. Arrays (no column names)
-    give an empty list.
+    columns, even with every value distinct, are never flagged, nor are text columns of
+    numbers or dates (``45%``, ``2024-01-03``): those have their own warning, which says to
+    convert them (:func:`~optuna_psms.fms._text_columns.text_number_columns`). Arrays (no
+    column names) give an empty list.
 
     Args:
         X: The training input.
@@ -81,10 +83,14 @@ def identifier_columns(X: Any) -> list[tuple[Any, str]]:
         low, high = block.min(axis=0), block.max(axis=0)
         possible = ((low == 0.0) | (low == 1.0)) & (high == low + n - 1)
         others += [i for i, keep in zip(numeric, possible, strict=True) if keep]
+    from optuna_psms.fms._text_columns import text_number_kind
+
     found: list[tuple[Any, str]] = []
     for i in sorted(others):
-        reason = _identifier_reason(X.iloc[:, i])
-        if reason is not None:
+        col = X.iloc[:, i]
+        reason = _identifier_reason(col)
+        # Dates, one per row, are no identifier to drop but a feature to convert.
+        if reason is not None and text_number_kind(col) is None:
             found.append((X.columns[i], reason))
     return found
 

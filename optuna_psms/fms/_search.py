@@ -34,6 +34,7 @@ from optuna_psms.fms._reselect import choose
 from optuna_psms.fms._reselect import fit_trial_choice
 from optuna_psms.fms._reselect import RESELECT_KEY
 from optuna_psms.fms._samplers import make_sampler
+from optuna_psms.fms._text_columns import warn_text_number_columns
 from optuna_psms.fms._validation import record_features
 from optuna_psms.fms._validation import user_entry
 from optuna_psms.fms._verbosity import optuna_verbosity
@@ -139,8 +140,13 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
                 a different value in every row, or exactly the integers ``0..n-1`` or
                 ``1..n``; see :func:`~optuna_psms.fms.data.identifier_columns`); the
                 message names it. The search still uses it.
+            UserWarning: A text column of a DataFrame ``X`` holds numbers written with a
+                unit or symbol (``45%``, ``$1,200``, ``3.5 kg``) or dates (``2024-01-03``;
+                see :func:`~optuna_psms.fms._text_columns.text_number_columns`); the message
+                names it and a value. It is still one-hot encoded as categories.
         """
         warn_identifier_columns(X, stacklevel=2)
+        warn_text_number_columns(X, stacklevel=2)
         # Models pickled before the regressor had ``verbose`` have no such attribute.
         with optuna_verbosity(getattr(self, "verbose", 0)):  # validates it before the search
             self._search(X, y)
