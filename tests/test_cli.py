@@ -26,6 +26,7 @@ def _run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_select_bundled_dataset(tmp_path: Any, capsys: Any) -> None:
     db = tmp_path / "psms.db"
     model_path = tmp_path / "model.joblib"
@@ -52,7 +53,7 @@ def test_select_bundled_dataset(tmp_path: Any, capsys: Any) -> None:
         capsys,
     )
     assert code == 0, err
-    assert "Best pipeline (trial " in out and "CV ber on search data (2-fold): " in out
+    assert "Best search pipeline (trial " in out and "CV ber on search data (2-fold): " in out
     assert "held-out ber (" in out
     assert "saved to" in out and model_path.exists()
     study = optuna.load_study(study_name="iris-run", storage=f"sqlite:///{db}")
@@ -572,7 +573,7 @@ def test_select_reselect_top_refits_the_re_evaluated_choice(tmp_path: Any, capsy
     record = study.user_attrs["fms:reselect"]
     assert record["cv"] == 5 and len(record["losses"]) == 4
     chosen = study.trials[record["trial"]]
-    assert f"Best pipeline (trial {chosen.number}): " in out
+    assert f"Best search pipeline (trial {chosen.number}): " in out
     assert f"CV ber on search data (2-fold): {chosen.value:.4f}" in out
     loss = record["losses"][str(chosen.number)]
     assert f"chosen among the 4 best by 5-fold CV: {loss:.4f}" in out
@@ -702,7 +703,7 @@ def test_select_initial_pipelines_come_first_and_default_as_the_selector(
     assert trials[0].params["clf:method"] == "logistic"
     best = optuna.load_study(study_name="d", storage=db).best_trial
     start = " of the initial pipelines" if best.number == 0 else ""
-    assert f"Best pipeline (trial {best.number}{start}): " in out
+    assert f"Best search pipeline (trial {best.number}{start}): " in out
     code, _, err = _run([*argv, "--study-name", "n", "--initial-pipelines", "none"], capsys)
     assert code == 0, err
     trials = optuna.load_study(study_name="n", storage=db).trials
@@ -822,6 +823,7 @@ def test_no_holdout_and_default_seed_from_the_study_name(tmp_path: Any, capsys: 
     assert "held-out: none (--test-size 0)" in out and "refitted on all 80 rows" in out
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_trial_timeout_reaches_the_search(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
     from optuna_psms.fms import _search
     from optuna_psms.fms.objective import make_objective as real  # the one _search calls

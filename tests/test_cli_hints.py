@@ -113,6 +113,7 @@ def test_whole_study_vote_is_said_only_when_the_vote_takes_every_pipeline() -> N
     assert whole_study_vote(_study([0.1, 0.2]), 1, 1) is None  # no vote
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_select_warns_below_the_save_when_every_trial_votes(tmp_path: Any, capsys: Any) -> None:
     argv = ["select", "--dataset", "sklearn:iris", "--seed", "0", "--sampler", "random"]
     argv += ["--storage", f"sqlite:///{tmp_path}/s.db", "--no-progress-bar"]

@@ -163,6 +163,7 @@ def test_summarize_says_when_too_few_seeds() -> None:
 # ---- the command --------------------------------------------------------------------
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_compare_function_studies_table_and_report(tmp_path: Any, capsys: Any) -> None:
     url = f"sqlite:///{tmp_path / 'c.db'}"
     report = tmp_path / "r.html"
@@ -226,6 +227,7 @@ def test_report_says_full_model_selection_values_are_cv_on_all_rows(tmp_path: An
     assert html.escape(FMS_VALUE_NOTE) in report.read_text()
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_resume_runs_only_what_is_missing(tmp_path: Any, capsys: Any) -> None:
     url = f"sqlite:///{tmp_path / 'c.db'}"
     code, out, err = _run(

@@ -71,6 +71,7 @@ def _run(code: str) -> str:
     ).stdout.strip()
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_saved_model_takes_reordered_columns_by_name(
     tmp_path: Any, cancer: Any, cancer_model: FullModelSelector
 ) -> None:
@@ -381,6 +382,7 @@ def test_identifier_columns_flags_row_ids_and_nothing_else() -> None:
     assert identifier_columns(X.to_numpy()) == []  # no names: not checked
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_fit_warns_about_an_identifier_column_and_not_about_ordinary_ones(cancer: Any) -> None:
     X, y = cancer
     model = FullModelSelector(

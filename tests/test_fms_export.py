@@ -89,6 +89,7 @@ def _run_script(path: str, csv: str, target: str, predict: str) -> list[str]:
     return out.stdout.split()
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_classifier_script_predicts_like_the_estimator(tmp_path: Any) -> None:
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)
     X = X.iloc[:200, :8].copy()
@@ -127,6 +128,7 @@ def _typed(values: Any) -> list[tuple[str, Any]]:
     return [(type(v).__name__, v) for v in np.asarray(values, dtype=object).tolist()]
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_classifier_script_keeps_mixed_type_labels(tmp_path: Any) -> None:
     X, y = load_iris(return_X_y=True)
     # Three classes "a", 1 and True: np.unique would fail on them or merge True with 1.
@@ -164,6 +166,7 @@ def test_classifier_script_keeps_mixed_type_labels(tmp_path: Any) -> None:
     assert [tuple(p) for p in json.loads(out.stdout)] == _typed(model.predict(X))
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_regressor_script_predicts_like_the_estimator(tmp_path: Any) -> None:
     X, y = load_diabetes(return_X_y=True, as_frame=True)
     X, y = X.iloc[:150], y.iloc[:150].to_numpy()

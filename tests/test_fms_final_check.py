@@ -121,6 +121,7 @@ def test_save_load_and_export_with_the_svc(xor_model: FullModelSelector, tmp_pat
     assert (namespace["predict"](script, X_new) == loaded.predict(X_new)).all()
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_deterministic_from_random_state() -> None:
     X, y = _xor(80)
     first, second = _fit(X, y), _fit(X, y)
@@ -225,6 +226,7 @@ def test_bad_values_raise_before_the_search(bad: Any) -> None:
         FullModelRegressor(final_check="svc")  # type: ignore[call-arg]
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_cli_flag(tmp_path: Any, capsys: Any) -> None:
     X, y = _xor(160)
     X.assign(label=y).to_csv(tmp_path / "data.csv", index=False)
@@ -364,6 +366,7 @@ def test_select_says_a_skip_once_with_the_metric_as_given(
     assert out.count("final check") == 1
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_the_study_says_what_the_saved_model_is_and_why(tmp_path: Any, capsys: Any) -> None:
     # The dashboard's Best Trial card shows one pipeline of the search; the saved model may be
     # the final check's SVC or a vote. With --test-size 0 (no held-out section) the study

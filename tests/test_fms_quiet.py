@@ -116,6 +116,7 @@ def test_verbose_is_validated() -> None:
         FullModelSelector(final_check=None, space=SPACE, n_trials=1, verbose=-1).fit(X, y)
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_fresh_process_prints_nothing_but_the_result() -> None:
     # A user's first run: Optuna at its default verbosity, no test-suite settings.
     code = textwrap.dedent(

@@ -111,6 +111,7 @@ def cancer() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     return X[::3, :8], y[::3]
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_reselect_top_10_re_evaluates_the_ten_best_by_5_fold_cv(cancer: Any) -> None:
     X, y = cancer
     model = FullModelSelector(

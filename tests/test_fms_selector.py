@@ -205,6 +205,7 @@ def test_every_trial_failing_raises_runtime_error(iris_text: Any) -> None:
         FullModelSelector(final_check=None, n_trials=None).fit(*iris_text)
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min (2026-11-28)
 def test_pickle_and_predict_in_fresh_process(
     tmp_path: Any, fitted: FullModelSelector, iris_text: Any
 ) -> None:

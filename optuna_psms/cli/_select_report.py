@@ -87,7 +87,7 @@ def choose(
     described = best.user_attrs.get("fms:pipeline", best.params)
     # A trial of --initial-pipelines is not the sampler's find: say so.
     start = " of the initial pipelines" if "fms:initial" in best.user_attrs else ""
-    print(f"Best pipeline (trial {best.number}{start}): {described}")
+    print(f"Best search pipeline (trial {best.number}{start}): {described}")
     name, sign = shown(settings["metric"])  # "accuracy ...: 0.97", not "-accuracy ...: -0.97"
     better = ", higher is better" if sign < 0 else ""
     print(
