@@ -251,6 +251,40 @@ def test_finals_script_keeps_the_table_and_cuts_the_traces(
     assert capsys.readouterr().out == full
 
 
+def test_ecdf_script_prints_the_plotted_curve_at_the_trials_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/bbob_ecdf.py gives the numbers reproductions.md quotes from ecdf.png: the value of
+    # the plotted curve (_bbob_plots.ecdf over a sampler's runs) at each trial asked for.
+    import runpy
+    import sys
+
+    from optuna_psms.benchmarks._bbob_plots import ecdf
+
+    runs_file, finals = tmp_path / "a.json", tmp_path / "finals.json"
+    common = ["--dim", "2", "--trials", "12", "--seeds", "2", "--functions", "1,2"]
+    bbob.main(["--samplers", "random", "pattern", "--json", str(runs_file)] + common)
+    capsys.readouterr()
+    script = str(Path(__file__).parent.parent / "docs" / "bbob_ecdf.py")
+    monkeypatch.setattr(sys, "argv", ["bbob_ecdf.py", str(runs_file), "--at", "3", "12"])
+    runpy.run_path(script, run_name="__main__")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "sampler trial 3 trial 12"
+    saved = json.loads(runs_file.read_text())["runs"]
+    for line in lines[1:]:
+        sampler, *values = line.split()
+        curve = ecdf([r["trace"] for r in saved if r["sampler"] == sampler])
+        assert values == [f"{curve[2]:.3f}", f"{curve[11]:.3f}"]
+    assert [line.split()[0] for line in lines[1:]] == ["random", "pattern"]
+    # A file of final values only (docs/bbob_finals.py) has no curve to read.
+    monkeypatch.setattr(sys, "argv", ["bbob_finals.py", str(finals), str(runs_file)])
+    runpy.run_path(str(Path(script).with_name("bbob_finals.py")), run_name="__main__")
+    monkeypatch.setattr(sys, "argv", ["bbob_ecdf.py", str(finals)])
+    with pytest.raises(SystemExit):
+        runpy.run_path(script, run_name="__main__")
+    assert "final values only" in capsys.readouterr().err
+
+
 def test_first_seed_runs_merge_into_the_run_of_all_seeds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

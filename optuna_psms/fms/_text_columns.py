@@ -104,6 +104,11 @@ def _text_kind(col: pd.Series) -> tuple[str, str, str | None] | None:
     return "numbers", numbers[0][0], str(odd[0]) if odd else None
 
 
+def _is_text_dtype(dtype: Any) -> bool:
+    """Whether a column of ``dtype`` can hold text (object or string dtype)."""
+    return bool(pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype))
+
+
 def text_number_columns(X: Any) -> list[tuple[Any, str, str, str | None]]:
     """The text columns of the DataFrame ``X`` that hold numbers or dates written as text.
 
@@ -134,7 +139,11 @@ def text_number_columns(X: Any) -> list[tuple[Any, str, str, str | None]]:
     if not isinstance(X, pd.DataFrame):
         return []
     found: list[tuple[Any, str, str, str | None]] = []
-    for i in range(X.shape[1]):
+    # Only text columns can be flagged: the dtypes first, so a wide numeric table (10,000
+    # columns are common here) costs no per-column slicing.
+    for i, dtype in enumerate(X.dtypes):
+        if not _is_text_dtype(dtype):
+            continue
         kind = text_number_kind(X.iloc[:, i])
         if kind is not None:
             found.append((X.columns[i], *kind))
@@ -144,7 +153,7 @@ def text_number_columns(X: Any) -> list[tuple[Any, str, str, str | None]]:
 def text_number_kind(col: pd.Series) -> tuple[str, str, str | None] | None:
     """``(kind, example, odd)`` of :func:`text_number_columns` for the column ``col``, or
     ``None`` when it is not flagged."""
-    if not (pd.api.types.is_object_dtype(col.dtype) or pd.api.types.is_string_dtype(col.dtype)):
+    if not _is_text_dtype(col.dtype):
         return None
     from optuna_psms.fms.data import _numeric_column  # data.py imports the package
 
