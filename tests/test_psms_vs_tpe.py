@@ -41,6 +41,8 @@ def test_the_tpe_arm_is_plain_tpe_with_its_best_trial_refitted(script: Any) -> N
 )
 def test_the_pre_registered_rule(script: Any, d: list[float], expected: str) -> None:
     assert script.verdict(d) == expected
+    # The second rule reads default - tpe-defaults the same way: the default search is PSO's.
+    assert script.samplers_verdict(d) == expected.replace("the default search", "PSO")
 
 
 def _row(seed: int, default: float, tpe: float) -> dict[str, Any]:
@@ -52,8 +54,33 @@ def test_the_summary_states_the_rule_on_the_default_minus_tpe(script: Any) -> No
     rows = [_row(0, 20.0, 22.0), _row(1, 18.0, 21.0), _row(2, 25.0, 26.0)]
     lines = script.summary(rows)
     assert "default - tpe: 3/0/0, -2.00 ± 0.58 (Wilcoxon p = 0.25)" in lines
-    assert lines[-2] == "rule: the default search beats TPE beyond noise"
-    assert lines[-1] == "final check chose: svc 0, vote 3"
+    assert lines[-2:] == [
+        "final check of default chose: svc 0, vote 3",
+        "rule: the default search beats TPE beyond noise",
+    ]
+    assert not any("tpe-defaults" in line for line in lines)  # no such arm in the rows
+
+
+def test_the_summary_joins_a_third_arm_by_split_and_reads_the_second_rule(script: Any) -> None:
+    rows = [_row(0, 20.0, 22.0), _row(1, 18.0, 21.0), _row(2, 25.0, 26.0)]
+    third = [
+        {"set": "bupa", "seed": s, "test_ber": {"tpe-defaults": v}, "seconds": {},
+         "check:tpe-defaults": {"choice": "svc"}}
+        for s, v in ((2, 24.0), (0, 21.0), (1, 18.0))
+    ]  # fmt: skip
+    lines = script.summary(rows + third)
+    assert lines[0] == "3 splits, 1 sets"
+    assert "mean test BER tpe-defaults: 21.00" in lines
+    assert "default - tpe-defaults: 1/1/1, +0.00 ± 0.58 (Wilcoxon p = 1)" in lines
+    assert "final check of tpe-defaults chose: svc 3, vote 0" in lines
+    assert lines[-1] == "second rule (PSO against TPE, same defaults): level"
+
+
+def test_the_third_arm_is_tpe_with_every_other_default(script: Any) -> None:
+    arm = script.searches(5, 100)["tpe-defaults"]
+    assert isinstance(arm.sampler, optuna.samplers.TPESampler)
+    expected = FullModelSelector(random_state=5).get_params()
+    assert {**arm.get_params(), "sampler": None} == {**expected, "sampler": None}
 
 
 @pytest.mark.slow
@@ -67,7 +94,9 @@ def test_a_command_writes_a_row_per_split_and_does_not_rerun_one(
     assert [(r["set"], r["seed"]) for r in rows] == [("bupa@120", 0)]
     assert set(rows[0]["test_ber"]) == {"default", "tpe", "logreg", "svc-grid"}
     assert all(0.0 <= v <= 100.0 for v in rows[0]["test_ber"].values())
-    assert rows[0]["check"]["choice"] in {"vote", "svc"}
+    assert (
+        rows[0]["check"]["choice"] in {"vote", "svc"} and "tpe-defaults" not in rows[0]["test_ber"]
+    )
     capsys.readouterr()
     script.main(args)  # the split is in the file: nothing runs, nothing is appended
     assert capsys.readouterr().out == "" and out.read_text().count("\n") == 1
