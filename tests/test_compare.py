@@ -791,9 +791,12 @@ def test_csv_with_a_continuous_target_points_to_select_regression(
     (line,) = err.strip().splitlines()
     assert "column 'yield_t' looks continuous" in line
     assert "classification only" in line and "optuna-psms select --task regression" in line
+    # ... and how to compare samplers on it all the same (a new user's trial, 28 Nov 2026).
+    assert "--objective MODULE:NAME" in line and "space=RegressionSpace()" in line
     with pytest.raises(SystemExit):
         main(["compare", "--help"])
-    assert "classification only" in " ".join(capsys.readouterr().out.split())
+    helped = " ".join(capsys.readouterr().out.split())
+    assert "classification only" in helped and "space=RegressionSpace()" in helped
 
 
 def test_resume_of_a_study_without_an_objective_id_matches_the_description(
