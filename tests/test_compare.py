@@ -315,6 +315,39 @@ def test_objective_module_function(tmp_path: Any, capsys: Any, monkeypatch: Any)
     assert study.user_attrs["compare:objective"] == "objective my_objective_mod:score"
 
 
+@pytest.mark.slow  # > 2 s: a compare run (5 s on 28 Nov 2026)
+def test_the_regression_recipe_of_the_docs_runs(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    # docs/compare.md's way to compare samplers on a regression CSV file, which --csv refuses
+    # (a new user's trial, 28 Nov 2026): its module, as written, on a small houses.csv.
+    import pathlib
+
+    import numpy as np
+    import pandas as pd
+
+    doc = (pathlib.Path(__file__).parents[1] / "docs" / "compare.md").read_text()
+    section = doc.split("**Classification only, for `--dataset` and `--csv`.**", 1)[1]
+    module = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "RegressionSpace()" in module
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"sqm": rng.uniform(30, 200, 40), "city": ["a", "b"] * 20})
+    frame["price"] = 2000 * frame["sqm"] + rng.normal(0, 100, 40)
+    frame.to_csv(tmp_path / "houses.csv", index=False)
+    (tmp_path / "housesobj.py").write_text(module)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "housesobj", raising=False)
+    url = f"sqlite:///{tmp_path / 'o.db'}"
+    argv = ["compare", "--objective", "housesobj:objective", "--samplers", "random"]
+    argv += ["--name", "houses", "--baseline", "none", "--seeds", "1", "--n-trials", "2"]
+    argv += ["--storage", url, "--report", "none", "--n-workers", "1", "--no-progress-bar"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    study = optuna.load_study(study_name="houses/random/seed0", storage=url)
+    values = [t.value for t in study.trials if t.state == TrialState.COMPLETE]
+    assert len(values) == 2 and all(v is not None and v > 0 for v in values)  # CV RMSEs
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
