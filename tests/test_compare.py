@@ -594,6 +594,14 @@ def test_csv_full_model_selection(tmp_path: Any, capsys: Any) -> None:
         "smaller is better):" in out
     )
     assert "too few rows" not in err  # 50 rows of each class: no caution
+    # The dashboard's note says what its Best Trial value is: no held-out estimate here, as
+    # there is in a select study's note (a new user's trial, 28 Nov 2026).
+    from optuna_dashboard import get_note
+
+    note = " ".join(get_note(study).split())
+    assert note.startswith("## optuna-psms: compare ### In a comparison This study is one run")
+    assert study.user_attrs["compare:objective"] in note
+    assert "cross-validated scores on all rows (no rows held out): optimistic" in note
 
 
 def test_tiny_data_gets_selects_small_data_caution(tmp_path: Any, capsys: Any) -> None:
