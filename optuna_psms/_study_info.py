@@ -263,9 +263,15 @@ HELD_OUT_HEADING = "### Held-out estimate"
 SAVED_MODEL_HEADING = "### Saved model"
 
 
-def _note_section(study: Study, heading: str, text: str) -> None:
+#: Heading of the paragraph ``optuna-psms compare`` adds to a full-model-selection study's
+#: note: its values are CV scores on all rows, with no held-out estimate anywhere.
+COMPARISON_HEADING = "### In a comparison"
+
+
+def _note_section(study: Study, heading: str, text: str, title: str = "full model") -> None:
     """Put ``text`` under ``heading`` in the study's note, replacing that section and any
-    after it (they were written after it by the run that wrote it, so they are stale too).
+    after it (they were written after it by the run that wrote it, so they are stale too);
+    a study without a note of ours gets ``## optuna-psms: <title>`` above it.
 
     A note the user wrote is left alone. Never raises: a failure is logged.
     """
@@ -276,7 +282,7 @@ def _note_section(study: Study, heading: str, text: str) -> None:
         existing = notes.get_note(study)
         if _users_own(existing):
             return
-        head = existing.split(heading, 1)[0].rstrip() or f"{NOTE_HEADING} full model"
+        head = existing.split(heading, 1)[0].rstrip() or f"{NOTE_HEADING} {title}"
         notes.save_note(study, f"{head}\n\n{heading}\n\n{text}\n")
     except Exception:  # the dashboard's extras must never break a study
         _logger.exception("Could not add %r to the study's note.", heading)
@@ -300,6 +306,16 @@ def note_saved_model(study: Study, text: str) -> None:
     A note the user wrote is left alone. Never raises: a failure is logged.
     """
     _note_section(study, SAVED_MODEL_HEADING, text)
+
+
+def note_comparison(study: Study, text: str) -> None:
+    """Add ``text`` under :data:`COMPARISON_HEADING` to the study's note (replacing an
+    earlier one), so the dashboard says what the *Best Trial* value of a comparison's study
+    is: the note of a ``select`` study has a held-out estimate beside it, this one has none.
+
+    A note the user wrote is left alone. Never raises: a failure is logged.
+    """
+    _note_section(study, COMPARISON_HEADING, text, title="compare")
 
 
 def _seen_before(done: _Done, study: Study) -> bool:

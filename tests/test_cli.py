@@ -962,7 +962,8 @@ def test_predict_drops_extra_columns_with_one_warning_line(tmp_path: Any, capsys
     code, out, err = _run([*argv, str(tmp_path / "few.csv")], capsys)
     assert code == 2 and err == (
         f"optuna-psms: error: {tmp_path / 'few.csv'} lacks 1 column the model was fitted with: "
-        f"{X.columns[0]!r}\n"
+        f"{X.columns[0]!r} (to predict without it, add it to the file as an empty column: "
+        "taken as missing)\n"
     )
 
 
@@ -980,7 +981,8 @@ def test_predict_names_exactly_the_missing_columns(tmp_path: Any, capsys: Any) -
     X.drop(columns="colour").assign(id=range(len(y)), target=y).to_csv(csv, index=False)
     code, _, err = _run(argv, capsys)
     assert code == 2 and err == (
-        f"optuna-psms: error: {csv} lacks 1 column the model was fitted with: 'colour'\n"
+        f"optuna-psms: error: {csv} lacks 1 column the model was fitted with: 'colour' "
+        "(to predict without it, add it to the file as an empty column: taken as missing)\n"
     )
     # A column removed by --drop, or renamed, is said to be.
     X.rename(columns={"colour": "Color"}).assign(id=range(len(y))).to_csv(csv, index=False)
@@ -988,6 +990,39 @@ def test_predict_names_exactly_the_missing_columns(tmp_path: Any, capsys: Any) -
     assert code == 2 and err == (
         f"optuna-psms: error: {csv} lacks 2 columns the model was fitted with: 'a', 'colour' "
         "(--drop removed 'a'; 'colour' renamed 'Color'?)\n"
+    )
+
+
+def test_predict_says_how_to_do_without_a_missing_column(tmp_path: Any, capsys: Any) -> None:
+    # New rows without a column the model was fitted with ("age" was not measured): the error
+    # named it and stopped there, though the model takes an empty column as missing (a new
+    # user's trial, 28 Nov 2026). Following the hint gives predictions and one warning line.
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(
+        {"size": rng.normal(size=40), "age": rng.normal(size=40), "city": ["a", "b"] * 20}
+    )
+    y = np.array(["x", "y"] * 20)
+    model_path = tmp_path / "m.joblib"
+    joblib.dump(quick_model(X, y), model_path)
+    csv = tmp_path / "new.csv"
+    argv = ["predict", "--model", str(model_path), "--csv", str(csv)]
+    X[["size"]].head(3).to_csv(csv, index=False)
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and err == (
+        f"optuna-psms: error: {csv} lacks 2 columns the model was fitted with: 'age', 'city' "
+        "(to predict without them, add them to the file as empty columns: taken as missing)\n"
+    )
+    X[["size"]].head(3).assign(age=np.nan, city=np.nan).to_csv(csv, index=False)
+    code, out, err = _run(argv, capsys)
+    assert code == 0 and len(out.split()) == 4, err  # the header and 3 predictions
+    assert err.startswith("warning: column 'age': empty in all 3 rows, taken as missing"), err
+    # Another file altogether (none of the model's columns) gets no such hint.
+    pd.DataFrame({"other": [1.0, 2.0]}).to_csv(csv, index=False)
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and err == (
+        f"optuna-psms: error: {csv} lacks 3 columns the model was fitted with: "
+        "'size', 'age', 'city'\n"
     )
 
 

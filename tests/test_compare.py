@@ -315,6 +315,39 @@ def test_objective_module_function(tmp_path: Any, capsys: Any, monkeypatch: Any)
     assert study.user_attrs["compare:objective"] == "objective my_objective_mod:score"
 
 
+@pytest.mark.slow  # > 2 s: a compare run (5 s on 28 Nov 2026)
+def test_the_regression_recipe_of_the_docs_runs(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    # docs/compare.md's way to compare samplers on a regression CSV file, which --csv refuses
+    # (a new user's trial, 28 Nov 2026): its module, as written, on a small houses.csv.
+    import pathlib
+
+    import numpy as np
+    import pandas as pd
+
+    doc = (pathlib.Path(__file__).parents[1] / "docs" / "compare.md").read_text()
+    section = doc.split("**Classification only, for `--dataset` and `--csv`.**", 1)[1]
+    module = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "RegressionSpace()" in module
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"sqm": rng.uniform(30, 200, 40), "city": ["a", "b"] * 20})
+    frame["price"] = 2000 * frame["sqm"] + rng.normal(0, 100, 40)
+    frame.to_csv(tmp_path / "houses.csv", index=False)
+    (tmp_path / "housesobj.py").write_text(module)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "housesobj", raising=False)
+    url = f"sqlite:///{tmp_path / 'o.db'}"
+    argv = ["compare", "--objective", "housesobj:objective", "--samplers", "random"]
+    argv += ["--name", "houses", "--baseline", "none", "--seeds", "1", "--n-trials", "2"]
+    argv += ["--storage", url, "--report", "none", "--n-workers", "1", "--no-progress-bar"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    study = optuna.load_study(study_name="houses/random/seed0", storage=url)
+    values = [t.value for t in study.trials if t.state == TrialState.COMPLETE]
+    assert len(values) == 2 and all(v is not None and v > 0 for v in values)  # CV RMSEs
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -561,6 +594,14 @@ def test_csv_full_model_selection(tmp_path: Any, capsys: Any) -> None:
         "smaller is better):" in out
     )
     assert "too few rows" not in err  # 50 rows of each class: no caution
+    # The dashboard's note says what its Best Trial value is: no held-out estimate here, as
+    # there is in a select study's note (a new user's trial, 28 Nov 2026).
+    from optuna_dashboard import get_note
+
+    note = " ".join(get_note(study).split())
+    assert note.startswith("## optuna-psms: compare ### In a comparison This study is one run")
+    assert study.user_attrs["compare:objective"] in note
+    assert "cross-validated scores on all rows (no rows held out): optimistic" in note
 
 
 def test_tiny_data_gets_selects_small_data_caution(tmp_path: Any, capsys: Any) -> None:
@@ -791,9 +832,12 @@ def test_csv_with_a_continuous_target_points_to_select_regression(
     (line,) = err.strip().splitlines()
     assert "column 'yield_t' looks continuous" in line
     assert "classification only" in line and "optuna-psms select --task regression" in line
+    # ... and how to compare samplers on it all the same (a new user's trial, 28 Nov 2026).
+    assert "--objective MODULE:NAME" in line and "space=RegressionSpace()" in line
     with pytest.raises(SystemExit):
         main(["compare", "--help"])
-    assert "classification only" in " ".join(capsys.readouterr().out.split())
+    helped = " ".join(capsys.readouterr().out.split())
+    assert "classification only" in helped and "space=RegressionSpace()" in helped
 
 
 def test_resume_of_a_study_without_an_objective_id_matches_the_description(

@@ -41,7 +41,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
             "wins/ties/losses against the baseline on the same seeds and a paired Wilcoxon "
             "test, and write an HTML report with the best-so-far curves. Full model "
             "selection (--dataset, --csv) is classification only here; for a regression "
-            "target use optuna-psms select --task regression."
+            "target use optuna-psms select --task regression, or compare --objective with "
+            "optuna_psms.fms.make_objective(X, y, space=RegressionSpace()) (docs/compare.md)."
         ),
     )
     source = p.add_mutually_exclusive_group(required=True)

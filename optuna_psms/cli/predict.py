@@ -119,6 +119,8 @@ def _check_model_columns(model: Any, X: Any, where: str, dropped: list[str]) -> 
     """Raise a one-line error naming the columns a model fitted on named columns needs and
     ``X`` lacks: those ``--drop`` removed are said to be, and a column of ``X`` the model does
     not know whose name is close to a missing one (``Outcome`` for ``outcome``) is suggested.
+    When ``X`` has some of the model's columns, the others are said to be given as empty
+    columns to predict without them (their values are then taken as missing).
 
     The model's own message listed every column it does not know, an identifier and the
     target included, as if they were the missing ones renamed.
@@ -146,10 +148,20 @@ def _check_model_columns(model: Any, X: Any, where: str, dropped: list[str]) -> 
     removed = [n for n in missing if n in dropped]
     if removed:
         notes.append(f"--drop removed {quoted_names(removed)}")
+    unexplained = []
     for name in missing:
         close = close_name(name, unknown)
         if name not in removed and close is not None:
             notes.append(f"{name!r} renamed {close!r}?")
+        elif name not in removed:
+            unexplained.append(name)
+    if unexplained and len(missing) < len(wanted):
+        # Not another file altogether: a column the new rows do not have can be given empty.
+        them = "it" if len(unexplained) == 1 else "them"
+        notes.append(
+            f"to predict without {them}, add {them} to the file as "
+            f"{'empty columns' if len(unexplained) > 1 else 'an empty column'}: taken as missing"
+        )
     count = f"{len(missing)} column{'s' if len(missing) > 1 else ''}"
     raise UserError(
         f"{where} lacks {count} the model was fitted with: {quoted_names(missing)}"

@@ -116,14 +116,33 @@ def _check_report(path: str) -> None:
         raise ComparisonError(f"--report {path}: cannot write in directory {folder}")
 
 
-def _publish(result: Any) -> int:
+# What the dashboard's *Best Trial* value of a full-model-selection comparison's study is.
+_BEST_TRIAL_NOTE = (
+    "The *Best Trial* value is the best of this search's cross-validated scores on all rows "
+    "(no rows held out): optimistic, not an estimate of the error on new data "
+    "(`optuna-psms select` holds rows out for that). Use it to compare the samplers."
+)
+
+
+def _publish(result: Any, fms: bool = False) -> int:
     """Save each study's own figures into it (``optuna_psms.visualization.publish``, which
-    never raises), so that optuna-dashboard shows them; the number of studies."""
+    never raises), so that optuna-dashboard shows them; the number of studies.
+
+    With ``fms`` (a full model selection) each study's note also says what its *Best Trial*
+    value is: the dashboard showed it with nothing to say it is a CV score on all rows, not
+    a held-out estimate as beside a ``select`` study's (a new user's trial, 28 Nov 2026).
+    """
+    from optuna_psms._study_info import note_comparison
+    from optuna_psms.compare._studies import ATTR_OBJECTIVE
     import optuna_psms.visualization as visualization
 
     studies = [s for members in result.studies.values() for s in members]
     for study in studies:
         visualization.publish(study)
+        if fms:
+            what = study.user_attrs.get(ATTR_OBJECTIVE)
+            objective = f"This study is one run of a comparison: {what}. " if what else ""
+            note_comparison(study, objective + _BEST_TRIAL_NOTE)
     return len(studies)
 
 
@@ -266,7 +285,9 @@ def run(args: argparse.Namespace) -> int:
     if not dashboard:
         print("Figures not saved into the studies: optuna-dashboard is not installed.")
     else:
-        n_studies = _count(_publish(result), "study", "studies")
+        n_studies = _count(
+            _publish(result, fms=spec.kind in ("dataset", "csv")), "study", "studies"
+        )
         print(f"Figures saved into the {n_studies} for optuna-dashboard.")
     print(
         f"Dashboard: optuna-dashboard {dashboard_argument(args.storage)}  "

@@ -360,7 +360,9 @@ class ObjectiveSpec:
             where = f"column {self.target!r}" if self.kind == "csv" else f"of {self.name}"
             raise ObjectiveError(
                 f"the target {where} {head}: compare does classification only; for a "
-                "regression use optuna-psms select --task regression"
+                "regression use optuna-psms select --task regression, or compare "
+                "--objective MODULE:NAME with NAME = optuna_psms.fms.make_objective(X, y, "
+                "space=RegressionSpace()) (docs/compare.md shows how)"
             ) from None
 
     def _import(self) -> Objective:
