@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 import math
-from typing import Any
 from typing import Protocol
 
 import numpy as np
@@ -32,17 +31,16 @@ from optuna_psms import _compat
 from optuna_psms import _records
 from optuna_psms import _runs
 from optuna_psms import _space
+from optuna_psms._align import aligned_record
+from optuna_psms._align import Parsed as Parsed
 from optuna_psms._lifecycle import Runs
 from optuna_psms.core.base import Dim
 from optuna_psms.core.base import Record
 from optuna_psms.core.base import Strategy
-from optuna_psms.core.rng import hash_uniform
 
 
 _logger = optuna.logging.get_logger(__name__)
 
-#: Foreign trials (no record of ours) fill missing coordinates with this seed.
-_FOREIGN_SEED = 0
 #: Unfinished trials without a record re-read per sync (see ``_pending_to_read``).
 BARE_PER_SYNC = 16
 
@@ -55,18 +53,6 @@ class Algorithm(Protocol):
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy: ...
 
     def _pad_vector(self, key: str, u: np.ndarray) -> np.ndarray: ...
-
-
-@dataclass(slots=True)
-class Parsed:
-    """A trial reduced to what the view needs (kept to rebuild records)."""
-
-    number: int
-    loss: float | None
-    params: dict[str, Any]
-    distributions: dict[str, BaseDistribution]
-    fixed: dict[str, Any]
-    rec: _records.Stored | None  # validated; None for a trial without a usable record
 
 
 @dataclass(slots=True)
@@ -306,61 +292,6 @@ class StudyView:
             self.strategies[run] = strategy
         return strategy
 
-    def _record(self, parsed: Parsed) -> Record:
-        names = self.names
-        rec = parsed.rec
-        x = np.empty(len(names))
-        if rec is None:
-            self._fill(x, list(range(len(names))), parsed, _FOREIGN_SEED)
-            return Record(parsed.number, -1, -1, x, loss=parsed.loss, ours=False)
-        # The record is validated: coordinates in [0, 1], vector components finite.
-        stored, seed = rec["x"], rec["s"]
-        missing: list[int] = []
-        for i, name in enumerate(names):
-            coordinate = stored.get(name)
-            if coordinate is None:
-                missing.append(i)
-            else:
-                x[i] = coordinate
-        self._fill(x, missing, parsed, seed)
-        vectors = {}
-        for key, values in rec["vec"].items():
-            vec = np.array([values.get(n, math.nan) for n in names], dtype=float)
-            gaps = np.flatnonzero(np.isnan(vec))
-            if gaps.size:
-                u = hash_uniform(seed, parsed.number, [f"{key}:{names[i]}" for i in gaps])
-                vec[gaps] = self.algorithm._pad_vector(key, u)
-            vectors[key] = vec
-        return Record(
-            number=parsed.number,
-            member=rec["m"],
-            generation=rec["g"],
-            x=x,
-            vectors=vectors,
-            info=dict(rec["info"]),
-            loss=parsed.loss,
-            ours=True,
-        )
-
-    def _fill(self, x: np.ndarray, missing: list[int], parsed: Parsed, seed: int) -> None:
-        """Fill missing coordinates: fixed or (for foreign trials) suggested values, else hash."""
-        names = self.names
-        rest: list[int] = []
-        source = parsed.fixed if parsed.rec is not None else parsed.params
-        for i in missing:
-            name = names[i]
-            if name in source and name in parsed.distributions:
-                try:
-                    u = _space.encode(source[name], parsed.distributions[name])
-                except (ValueError, TypeError, ArithmeticError):  # e.g. a 1-ulp log range
-                    u = math.nan
-                if 0.0 <= u <= 1.0:  # a NaN (from a NaN value) falls back to the hash
-                    x[i] = u
-                    continue
-            rest.append(i)
-        if rest:
-            x[rest] = hash_uniform(seed, parsed.number, [names[i] for i in rest])
-
     def _invalid_record(self, number: int, reason: str) -> None:
         """Report an unusable record, once per study and process (records are re-read)."""
         if self.record_warned:
@@ -381,7 +312,7 @@ class StudyView:
         running record told again with its loss).
         """
         if record is None:
-            record = self._record(parsed)
+            record = aligned_record(parsed, self.names, self.algorithm._pad_vector)
         if parsed.rec is not None:
             run = parsed.rec["r"]
         else:
