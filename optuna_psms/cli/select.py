@@ -222,6 +222,22 @@ def _print_start(
     )
 
 
+def _one_line(shown: Any) -> Any:
+    """``warnings.showwarning`` that says the search's short-budget warning as one
+    ``warning:`` line in the command's words (before the search), and others as ``shown``."""
+    from optuna_psms.fms._initial import API_ADVICE
+    from optuna_psms.fms._initial import CLI_ADVICE
+    from optuna_psms.fms._initial import SHORT_BUDGET_MARK
+
+    def show(message: Any, category: Any, filename: str, lineno: int, *rest: Any) -> None:
+        if SHORT_BUDGET_MARK in str(message):
+            warn(f"warning: {str(message).replace(API_ADVICE, CLI_ADVICE)}")
+        else:
+            shown(message, category, filename, lineno, *rest)
+
+    return show
+
+
 def _search(model: Any, X: Any, y: Any) -> bool:
     """Run the search (``model.fit``); whether Ctrl-C cut it short.
 
@@ -245,6 +261,7 @@ def _search(model: Any, X: Any, y: Any) -> bool:
             warnings.filterwarnings("ignore", message=_TEXT_NUMBER_WARNING, category=UserWarning)
             # Said below the saved model's lines, for the vote saved, with the flags' names.
             warnings.filterwarnings("ignore", message=WHOLE_STUDY_VOTE, category=UserWarning)
+            warnings.showwarning = _one_line(warnings.showwarning)
             model.fit(X, y)
     except KeyboardInterrupt:
         return True

@@ -95,6 +95,20 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str
     return spec, small_data_warning(settings, y, None), columns
 
 
+def _short_budget(initial: str | None, n_trials: int) -> list[str]:
+    """The line saying that ``--n-trials`` is all initial pipelines, so every sampler's
+    studies are the same (``[]`` when the samplers propose some trials)."""
+    from optuna_psms.fms._initial import CLI_ADVICE
+    from optuna_psms.fms._initial import portfolio_size
+    from optuna_psms.fms._initial import short_budget_message
+
+    if initial is None:
+        return []
+    advice = f"every sampler's studies will be identical: {CLI_ADVICE}"
+    line = short_budget_message(n_trials, portfolio_size(initial), advice)
+    return [] if line is None else [f"warning: {line}"]
+
+
 def _count(n: int, word: str, plural: str = "") -> str:
     """``"1 trial"``, ``"2 trials"``; ``plural`` when not ``word + "s"``."""
     return f"{n} {word if n == 1 else plural or word + 's'}"
@@ -216,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
         if baseline is not None and parse_samplers([baseline])[0] not in names:
             added = f" and the baseline {parse_samplers([baseline])[0]}"  # run too: say so
         spec, caution, data_warnings = _spec(args)
+        data_warnings += _short_budget(spec.initial_pipelines, args.n_trials)
         # Named as compare_samplers names the comparison: checked now, written at the end.
         report = args.report or f"compare-{(args.name or spec.slug()).replace('/', '_')}.html"
         if report.lower() != "none":

@@ -151,6 +151,34 @@ def enqueue_initial(
     return len(pipelines)
 
 
+def portfolio_size(name: str) -> int:
+    """How many initial pipelines portfolio ``name`` enqueues in a classification space with
+    all four of its classifiers (the default pool): four, and the RBF-SVC points it adds."""
+    return 4 + len(PORTFOLIOS[name])
+
+
+#: :func:`short_budget_message`'s advice in the Python API, and on the command line.
+API_ADVICE = "raise n_trials or pass initial_pipelines=None"
+CLI_ADVICE = "raise --n-trials or pass --initial-pipelines none"
+#: What every :func:`short_budget_message` line contains (to recognise its warning).
+SHORT_BUDGET_MARK = "are the initial pipelines, the same whatever the sampler"
+
+
+def short_budget_message(n_trials: int, n_initial: int, advice: str) -> str | None:
+    """The line saying that a budget of ``n_trials`` is spent on the ``n_initial`` initial
+    pipelines, the same for every sampler; ``None`` when the sampler proposes some trials.
+
+    ``advice``: how to change it in the caller's words (:data:`API_ADVICE` or
+    :data:`CLI_ADVICE`).
+    """
+    if n_initial < 1 or n_trials > n_initial:
+        return None
+    return (
+        f"{n_trials} trial{'s' if n_trials > 1 else ''} leave{'s' if n_trials == 1 else ''} "
+        f"the sampler none: the first {n_initial} {SHORT_BUDGET_MARK}; {advice}"
+    )
+
+
 def enqueue_pipelines(study: optuna.Study, pipelines: Sequence[Mapping[str, Any]]) -> None:
     """Enqueue ``pipelines`` in order, each marked with its index (:data:`INITIAL_ATTR`);
     ``skip_if_exists`` drops one another worker enqueued at the same moment."""

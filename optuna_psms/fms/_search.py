@@ -16,6 +16,7 @@ import sys
 from typing import Any
 from typing import ClassVar
 from typing import TypeVar
+import warnings
 
 import optuna
 from sklearn.base import BaseEstimator
@@ -25,8 +26,10 @@ from sklearn.utils.validation import check_is_fitted
 from optuna_psms._compat._interrupted import trials_failed_on_ctrl_c
 from optuna_psms.fms._folds import quiet_fit
 from optuna_psms.fms._identifiers import warn_identifier_columns
+from optuna_psms.fms._initial import API_ADVICE
 from optuna_psms.fms._initial import check_initial_pipelines
 from optuna_psms.fms._initial import enqueue_initial
+from optuna_psms.fms._initial import short_budget_message
 from optuna_psms.fms._optimize import optimize_past_taken_trials
 from optuna_psms.fms._outcome import failure_reason
 from optuna_psms.fms._reselect import check_reselect
@@ -70,6 +73,9 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
 
     #: The task of the spaces this estimator searches.
     _task: ClassVar[str] = "classification"
+    #: Frames from ``_search`` up to ``fit`` (a subclass whose ``_search`` wraps this one's
+    #: adds one): a warning of the search points at the user's call of ``fit``.
+    _SEARCH_DEPTH: ClassVar[int] = 2
 
     space: FullModelSpace | None
     sampler: optuna.samplers.BaseSampler | str | None
@@ -144,6 +150,9 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
                 unit or symbol (``45%``, ``$1,200``, ``3.5 kg``) or dates (``2024-01-03``;
                 see :func:`~optuna_psms.fms._text_columns.text_number_columns`); the message
                 names it and a value. It is still one-hot encoded as categories.
+            UserWarning: ``n_trials`` is not more than the initial pipelines enqueued into a
+                new study (four with ``initial_pipelines="defaults"``): the sampler proposes
+                no trial, so any sampler gives the same search.
         """
         warn_identifier_columns(X, stacklevel=2)
         warn_text_number_columns(X, stacklevel=2)
@@ -204,13 +213,17 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         study.set_user_attr("fms:subsample", objective.subsample)
         study.set_user_attr("fms:space", repr(objective.space))
         # Models pickled before initial_pipelines existed have no such attribute.
-        enqueue_initial(
+        n_initial = enqueue_initial(
             study,
             getattr(self, "initial_pipelines", None),
             objective.space,
             objective.context,
             objective.metric,
         )
+        if self.n_trials is not None:
+            short = short_budget_message(self.n_trials, n_initial, API_ADVICE)
+            if short is not None:
+                warnings.warn(short, UserWarning, stacklevel=self._SEARCH_DEPTH + 1)
         # Ctrl-C: no trial of this search left RUNNING, and with n_jobs > 1 a line saying
         # that the trials in progress finish first (as optuna-psms select).
         with trials_failed_on_ctrl_c(storage, n_jobs=self.n_jobs):

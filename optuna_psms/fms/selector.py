@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from typing import ClassVar
 import warnings
 
 import numpy as np
@@ -286,6 +287,8 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
 
     def _fitted(self, objective: FullModelObjective) -> None:
         self.classes_ = objective.classes
+
+    _SEARCH_DEPTH: ClassVar[int] = 3  # this _search wraps the base class's
 
     def _search(self, X: Any, y: Any) -> None:
         check_ensemble_top(self.ensemble_top)  # before the search, not after it
