@@ -70,6 +70,7 @@ def test_no_warning_when_the_sampler_proposes_a_trial(binary: Any, kwargs: Any) 
     assert _fit(binary, **kwargs) == []
 
 
+@pytest.mark.slow  # > 2 s: the default suite stays under 5 min
 def test_a_resumed_study_gets_no_initial_pipelines_and_no_warning(
     binary: Any, tmp_path: Any
 ) -> None:
