@@ -117,25 +117,26 @@ def _pair(d: list[float]) -> tuple[int, int, int, float, float]:
     return wins, len(d) - wins - losses, losses, statistics.fmean(d), se
 
 
-def verdict(d: list[float]) -> str:
-    """The pre-registered reading of ``default - tpe`` differences (docs/reproductions.md)."""
+def _reading(d: list[float], ours: str, theirs: str) -> str:
+    """The pre-registered reading of paired differences ``ours - theirs``: a win beyond
+    noise only with mean < -2 s.e. and wins >= losses, the mirror image a loss, else level."""
     wins, _, losses, mean, se = _pair(d)
     if mean < -2 * se and wins >= losses:
-        return "the default search beats TPE beyond noise"
+        return f"{ours} beats {theirs} beyond noise"
     if mean > 2 * se and losses >= wins:
-        return "TPE beats the default search beyond noise"
+        return f"{theirs} beats {ours} beyond noise"
     return "level"
+
+
+def verdict(d: list[float]) -> str:
+    """The first rule: ``default - tpe`` (docs/reproductions.md)."""
+    return _reading(d, "the default search", "TPE")
 
 
 def samplers_verdict(d: list[float]) -> str:
-    """The same reading of ``default - tpe-defaults``: PSO against TPE, both with every
-    default of ``FullModelSelector`` (docs/reproductions.md)."""
-    wins, _, losses, mean, se = _pair(d)
-    if mean < -2 * se and wins >= losses:
-        return "PSO beats TPE beyond noise"
-    if mean > 2 * se and losses >= wins:
-        return "TPE beats PSO beyond noise"
-    return "level"
+    """The second rule: ``default - tpe-defaults``, PSO against TPE, both with every default
+    of ``FullModelSelector`` (docs/reproductions.md)."""
+    return _reading(d, "PSO", "TPE")
 
 
 def merge(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
