@@ -104,6 +104,7 @@ RESUME_CASES = [
 
 
 @pytest.mark.parametrize(("seed", "name"), RESUME_CASES)
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_resume_in_fresh_process_equals_uninterrupted_run(
     name: str, seed: int | None, tmp_path: Any
 ) -> None:

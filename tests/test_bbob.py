@@ -84,6 +84,7 @@ def test_sampler_names_with_budget_and_arguments() -> None:
     assert absorb._params["boundary"] == "absorb"
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_script_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs.json"
     plots = tmp_path / "plots"

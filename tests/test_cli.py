@@ -71,6 +71,7 @@ def test_select_bundled_dataset(tmp_path: Any, capsys: Any) -> None:
     assert [int(v) for v in lines[1:]] == list(model.predict(X))
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_model_from_a_bundled_dataset_takes_csv_columns_by_name(
     tmp_path: Any, capsys: Any
 ) -> None:
@@ -134,6 +135,7 @@ def test_predict_warns_when_the_model_has_no_column_names(tmp_path: Any, capsys:
     assert len(out.split()) == 151
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_select_csv_with_default_storage(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
     rng = np.random.default_rng(0)
     n = 60
@@ -323,6 +325,7 @@ def test_no_identifier_warning_above_a_refusal(
 
 
 @pytest.mark.parametrize("terminal", [False, True])
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_progress_bar_only_on_a_terminal(
     tmp_path: Any, capsys: Any, monkeypatch: Any, terminal: bool
 ) -> None:
@@ -683,6 +686,7 @@ def test_select_ensemble_top_one_saves_the_chosen_pipeline_alone(
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_select_initial_pipelines_come_first_and_default_as_the_selector(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -754,6 +758,7 @@ def test_predict_mistakes_are_one_line(tmp_path: Any, capsys: Any) -> None:
         assert message in err
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_join_continues_the_study_and_refuses_other_settings(tmp_path: Any, capsys: Any) -> None:
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/j.db"
@@ -1092,6 +1097,7 @@ def test_dataset_with_missing_labels_is_one_line(
     assert optuna.get_all_study_names(db) == []
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_slow_refit_is_announced(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
     # After the search the progress bar sits at 100 % while the chosen pipeline is refitted
     # on all rows; when its CV took long, a line says so (not for quick pipelines).
@@ -1299,6 +1305,7 @@ def _interrupt_call(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, k: i
         ("last write", 1),  # Optuna's tell of trial 1 (its UnboundLocalError)
     ],
 )
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_ctrl_c_in_optunas_code_leaves_no_trial_running(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch, where: str, k: int
 ) -> None:
@@ -1393,6 +1400,7 @@ def test_select_says_when_it_replaces_the_default_model_file(
     assert code == 0 and "rows, saved to psms_model.joblib\n" in out  # asked for: no remark
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_select_drop_and_the_identifier_warning(tmp_path: Any, capsys: Any) -> None:
     _write_csv(tmp_path / "data.csv")
     frame = pd.read_csv(tmp_path / "data.csv")

@@ -89,6 +89,7 @@ def _other_worker_after_the_search(monkeypatch: pytest.MonkeyPatch, n_trials: in
 
 
 @pytest.mark.parametrize("check", ["svc", "none"])
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_report_describes_the_saved_vote_after_other_workers_trials(
     check: str, tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -191,6 +191,7 @@ def test_compare_function_studies_table_and_report(tmp_path: Any, capsys: Any) -
     assert "no rows held out" not in text  # said of full model selection only
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_the_default_report_says_when_it_replaces_one(
     tmp_path: Any, capsys: Any, monkeypatch: Any
 ) -> None:
@@ -466,6 +467,7 @@ def test_parallel_workers_in_memory_refused() -> None:
         compare_samplers("sphere", ["random", "pso"], dim=2, n_seeds=1, n_trials=2, n_workers=2)
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_parallel_workers(tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path / 'p.db'}"
     seen: list[int] = []
@@ -933,6 +935,7 @@ def _journal_states(storage: Any) -> dict[str, Counter[str]]:
     }
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_compare_on_a_journal_file_with_workers_and_resume(tmp_path: Any, capsys: Any) -> None:
     from optuna_psms.storages import open_storage
 

@@ -101,6 +101,7 @@ def test_fetch_changed_trials_uses_the_trial_being_asked(study: optuna.Study) ->
     assert trials == [nxt] and cursor.next_number == later.number + 1
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_fetch_changed_trials_reads_many_new_trials(study: optuna.Study) -> None:
     study.tell(study.ask(), 0.0)
     cursor = _compat.ReadCursor()

@@ -40,6 +40,7 @@ class _Quiet(WSGIRequestHandler):
         pass
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_dashboard_serves_the_study_with_psms_and_fms_attrs(tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path}/dash.db"
     X, y = load_breast_cancer(return_X_y=True)
@@ -157,6 +158,7 @@ def test_without_optuna_dashboard_the_attrs_are_still_written(monkeypatch: Any) 
     assert get_note(study) == ""
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_the_note_is_written_without_importing_the_dashboard_app() -> None:
     # ``import optuna_dashboard`` costs its web app, scikit-learn and SciPy (1-2 s): the
     # first ask of a process writes the note through optuna-dashboard's note functions

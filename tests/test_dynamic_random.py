@@ -350,6 +350,7 @@ def test_invalid_arguments_name_the_problem() -> None:
         DynamicRandomSampler(on_converged="later")
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_four_processes_share_one_batch_sequence(tmp_path: Any) -> None:
     size = 10
     factory = (

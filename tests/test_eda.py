@@ -469,6 +469,7 @@ def run_in_processes(
 
 
 @pytest.mark.parametrize("name", ["UMDASampler", "BUMDASampler"])
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_four_processes_share_one_population(name: str, tmp_path: Any) -> None:
     size = 10
     factory = f"optuna_psms.{name}(population_size={size}, convergence_threshold=0.0, seed=5)"

@@ -29,6 +29,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         ),
     ],
 )
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_example_runs(script: str, args: list[str], expect: str, tmp_path: str) -> None:
     done = subprocess.run(
         [sys.executable, os.path.join(REPO, "examples", script), *args],
@@ -41,6 +42,7 @@ def test_example_runs(script: str, args: list[str], expect: str, tmp_path: str) 
     assert expect in done.stdout
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_sampler_pages_run(tmp_path: str) -> None:
     """The gallery's page per sampler (examples/samplers/), in one process to share imports."""
     folder = os.path.join(REPO, "examples", "samplers")

@@ -58,6 +58,7 @@ def _calls_per_trial(sampler: str, n_abandoned: int, tmp: Path) -> float:
         pytest.param("umda", marks=pytest.mark.slow),
     ],
 )
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_abandoned_trials_add_no_round_trips(sampler: str, tmp_path: Path) -> None:
     random_calls = _calls_per_trial("random", N_ABANDONED, tmp_path)  # Optuna's own
     none = _calls_per_trial(sampler, 0, tmp_path)

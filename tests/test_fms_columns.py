@@ -441,6 +441,7 @@ def test_predict_warns_about_values_read_otherwise_as_the_command_line_does() ->
     assert [str(w.message) for w in record] == expected  # the same encoder rule and text
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_no_bundled_dataset_has_a_column_flagged_as_an_identifier() -> None:
     # The rule's false positives on real data: none of the sklearn:* and keel:* sets
     # (docs/full_model_selection.md says so); nor of the rule for numbers or dates written

@@ -167,6 +167,7 @@ def test_trial_user_attrs(cancer: Any) -> None:
     assert second.user_attrs["fms:n_features"] == n_kept
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_high_dimensional_mask_works_with_tpe() -> None:
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 10_000))
@@ -273,6 +274,7 @@ def test_reproducible_with_random_state(cancer: Any) -> None:
     assert run() == run()
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_parallel_folds_match_serial(cancer: Any) -> None:
     params = {"clf:method": "logistic", "fs:method": "ftest"}
     serial = make_objective(*cancer, space=FAST, cv=2, random_state=0)

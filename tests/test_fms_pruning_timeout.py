@@ -233,6 +233,7 @@ def test_trial_timeout_fails_only_the_slow_trial(tmp_path: Any) -> None:
     assert not os.path.exists(marker + ".finished")
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_timed_trials_equal_untimed_ones_and_errors_travel() -> None:
     X, y = _data()
     kwargs: dict[str, Any] = {"space": CHEAP, "cv": 3, "random_state": 0}

@@ -293,6 +293,7 @@ def _reg_csv(tmp_path: Any) -> tuple[pd.DataFrame, Any]:
     return frame, csv
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_cli_regression_task(tmp_path: Any, capsys: Any) -> None:
     from optuna_psms.cli import main
     from optuna_psms.cli._holdout import split

@@ -368,6 +368,7 @@ def _journal_positions(path: str) -> tuple[dict[int, int], dict[int, int]]:
 
 
 @pytest.mark.parametrize("name", ["dfgs", "afgs"])
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_four_processes_on_one_journal_file(name: str, tmp_path: Any) -> None:
     path = str(tmp_path / "journal.log")
     study = run_four_processes(name, path, 20)

@@ -304,6 +304,7 @@ def run_four_processes(name: str, path: str, n_each: int) -> optuna.Study:
     return optuna.load_study(study_name="s", storage=storage)
 
 
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_four_processes_on_one_journal_file(tmp_path: Any) -> None:
     study = run_four_processes("pattern", str(tmp_path / "journal.log"), 20)
     recs = [_records.load(t.system_attrs) for t in study.trials]

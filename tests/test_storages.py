@@ -113,6 +113,7 @@ CASES = [
 
 @pytest.mark.services
 @pytest.mark.parametrize(("backend", "sampler"), CASES)
+@pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_four_processes_form_one_population(backend: str, sampler: str, tmp_path: Any) -> None:
     spec = _spec(backend, tmp_path)
     name = f"psms-{sampler}-{uuid.uuid4().hex[:10]}"
