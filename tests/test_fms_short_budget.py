@@ -13,9 +13,12 @@ from sklearn.datasets import load_breast_cancer
 from optuna_psms.cli import main
 from optuna_psms.compare._cli import _short_budget
 from optuna_psms.fms import FullModelSelector
+from optuna_psms.fms import FullModelSpace
 from optuna_psms.fms._initial import API_ADVICE
 from optuna_psms.fms._initial import CLI_ADVICE
+from optuna_psms.fms._initial import default_pipelines
 from optuna_psms.fms._initial import portfolio_size
+from optuna_psms.fms._initial import PORTFOLIOS
 from optuna_psms.fms._initial import SHORT_BUDGET_MARK
 from optuna_psms.fms._initial import short_budget_message
 
@@ -42,7 +45,12 @@ def test_the_message_counts_and_is_none_when_the_sampler_proposes_trials() -> No
     assert str(short_budget_message(1, 4, "x")).startswith("1 trial leaves the sampler none")
     assert short_budget_message(5, 4, "x") is None
     assert short_budget_message(1, 0, "x") is None  # no initial pipelines (a resumed study)
-    assert portfolio_size("defaults") == 4 and portfolio_size("svc-c") == 6
+    # The count compare uses is what default_pipelines enqueues in the default pool.
+    space = FullModelSpace()
+    for classes in (2, 3):
+        ctx = space.context(n_features=4, n_classes=classes, n_samples=100)
+        for name in PORTFOLIOS:
+            assert portfolio_size(name) == len(default_pipelines(space, ctx, "ber", name))
 
 
 def _fit(binary: Any, **kwargs: Any) -> list[warnings.WarningMessage]:
