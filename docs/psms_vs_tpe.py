@@ -50,6 +50,7 @@ from optuna_psms import FullModelSelector
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from psms_final_check import THIRTEEN
 from psms_table4 import _baselines
 from psms_table4 import _ber
 from psms_table4 import split
@@ -189,6 +190,46 @@ def summary(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def details(rows: list[dict[str, Any]]) -> list[str]:
+    """Exploratory lines (``--details``; not part of either rule): the rules' pairs per
+    collection (the 13 sets, the rest), TPE with the defaults against plain TPE, where the
+    two final checks agree, and each arm's search seconds (total and median per split)."""
+    rows = merge(rows)
+    lines = []
+    third = [r for r in rows if r["set"] not in THIRTEEN]
+    groups = (("13 sets", [r for r in rows if r["set"] in THIRTEEN]), ("third", third))
+    for a, b in (("default", "tpe"), ("default", "tpe-defaults"), ("tpe-defaults", "tpe")):
+        if not (_everywhere(rows, a) and _everywhere(rows, b)):
+            continue
+        for label, group in groups:
+            if len(group) > 1:
+                wins, ties, losses, mean, se = _pair(
+                    [r["test_ber"][a] - r["test_ber"][b] for r in group]
+                )
+                lines.append(f"{label}: {a} - {b}: {wins}/{ties}/{losses}, {mean:+.2f} ± {se:.2f}")
+    both = [r for r in rows if "check" in r and "check:tpe-defaults" in r]
+    if both and len(both) == len(rows):
+        same = [r for r in both if r["check"]["choice"] == r["check:tpe-defaults"]["choice"]]
+        lines.append(f"the two final checks chose alike on {len(same)} of {len(rows)} splits")
+        for choice in ("svc", "vote"):
+            kept = [r for r in same if r["check"]["choice"] == choice]
+            if len(kept) > 1:
+                d = [r["test_ber"]["default"] - r["test_ber"]["tpe-defaults"] for r in kept]
+                wins, ties, losses, mean, se = _pair(d)
+                lines.append(
+                    f"both chose {choice} ({len(kept)}): default - tpe-defaults: "
+                    f"{wins}/{ties}/{losses}, {mean:+.2f} ± {se:.2f}"
+                )
+    for arm in (*ARMS, "tpe-defaults"):
+        seconds = [r["seconds"][arm] for r in rows if arm in r["seconds"]]
+        if seconds:
+            lines.append(
+                f"seconds {arm}: {sum(seconds):.0f} in all, median "
+                f"{statistics.median(seconds):.1f} per split"
+            )
+    return lines
+
+
 def _everywhere(rows: list[dict[str, Any]], name: str) -> bool:
     return bool(rows) and all(name in r["test_ber"] for r in rows)
 
@@ -206,13 +247,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--out", default=None, metavar="FILE.jsonl")
     parser.add_argument("--summary", nargs="+", default=None, metavar="FILE.jsonl")
+    parser.add_argument("--details", action="store_true", help="with --summary: exploratory lines")
     parser.add_argument(
         "--arms", nargs="+", default=list(ARMS), choices=["default", "tpe", "tpe-defaults"]
     )
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     if args.summary:
-        print("\n".join(summary([r for f in args.summary for r in _read(f)])))
+        rows = [r for f in args.summary for r in _read(f)]
+        print("\n".join(summary(rows) + (details(rows) if args.details else [])))
         return
     done = {(r["set"], r["seed"]) for r in _read(args.out)} if args.out else set()
     for seed in range(args.first_seed, args.first_seed + args.seeds):

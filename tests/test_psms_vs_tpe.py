@@ -100,3 +100,30 @@ def test_a_command_writes_a_row_per_split_and_does_not_rerun_one(
     capsys.readouterr()
     script.main(args)  # the split is in the file: nothing runs, nothing is appended
     assert capsys.readouterr().out == "" and out.read_text().count("\n") == 1
+
+
+def test_the_details_split_by_collection_and_by_the_checks_choices(script: Any) -> None:
+    def row(
+        name: str, default: float, tpe: float, other: float, choices: tuple[str, str]
+    ) -> dict[str, Any]:
+        test = {"default": default, "tpe": tpe, "tpe-defaults": other}
+        return {
+            "set": name, "seed": 0, "test_ber": test,
+            "seconds": {"default": 2.0, "tpe": 1.0, "tpe-defaults": 3.0},
+            "check": {"choice": choices[0]}, "check:tpe-defaults": {"choice": choices[1]},
+        }  # fmt: skip
+
+    rows = [
+        row("bupa", 20.0, 22.0, 21.0, ("vote", "vote")),
+        row("sonar", 18.0, 21.0, 19.0, ("vote", "vote")),
+        row("glass1", 10.0, 10.0, 10.0, ("svc", "svc")),
+        row("haberman", 12.0, 11.0, 12.0, ("svc", "svc")),
+        row("wdbc", 5.0, 5.0, 6.0, ("vote", "svc")),
+    ]
+    lines = script.details(rows)
+    assert "13 sets: default - tpe: 2/1/0, -1.67 ± 0.88" in lines
+    assert "third: default - tpe: 0/1/1, +0.50 ± 0.50" in lines
+    assert "the two final checks chose alike on 4 of 5 splits" in lines
+    assert "both chose vote (2): default - tpe-defaults: 2/0/0, -1.00 ± 0.00" in lines
+    assert "both chose svc (2): default - tpe-defaults: 0/2/0, +0.00 ± 0.00" in lines
+    assert "seconds tpe-defaults: 15 in all, median 3.0 per split" in lines
