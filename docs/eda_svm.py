@@ -60,8 +60,8 @@ from sklearn.svm import SVC
 from optuna_psms import BUMDASampler
 from optuna_psms import PSOSampler
 from optuna_psms import UMDASampler
-from optuna_psms.core.eda import top_spread
 from optuna_psms.fms import pi_svm
+from optuna_psms.samplers.core.eda import top_spread
 
 
 #: Table 1, "this work": log2 ranges of C and gamma.
@@ -110,7 +110,7 @@ def unit(params: dict[str, float]) -> list[float]:
 def spread_stop(size: int, threshold: float) -> Any:
     """Callback: stop the study when an iteration's top 25% spread falls under ``threshold``.
 
-    The EDAs' rule (:func:`optuna_psms.core.eda.top_spread`), checked after every complete
+    The EDAs' rule (:func:`optuna_psms.samplers.core.eda.top_spread`), checked after every complete
     iteration of ``size`` trials on that iteration's positions.
     """
 

@@ -15,35 +15,39 @@ from typing import Any
 from typing import TYPE_CHECKING
 
 from optuna_psms import _extras
+from optuna_psms import _moved
+
+
+_moved.install()
 
 
 if TYPE_CHECKING:
-    from optuna_psms._adapter import PopulationSampler
-    from optuna_psms._dynamic_random import DynamicRandomSampler
-    from optuna_psms._eda import BUMDASampler
-    from optuna_psms._eda import UMDASampler
-    from optuna_psms._grid import FocusedGridSampler
-    from optuna_psms._pattern import PatternSearchSampler
-    from optuna_psms._pso import PSOSampler
     from optuna_psms.fms import Component
     from optuna_psms.fms import FullModelRegressor
     from optuna_psms.fms import FullModelSelector
     from optuna_psms.fms import FullModelSpace
     from optuna_psms.fms import make_objective
     from optuna_psms.fms import RegressionSpace
+    from optuna_psms.samplers._adapter import PopulationSampler
+    from optuna_psms.samplers.dynamic_random import DynamicRandomSampler
+    from optuna_psms.samplers.eda import BUMDASampler
+    from optuna_psms.samplers.eda import UMDASampler
+    from optuna_psms.samplers.grid import FocusedGridSampler
+    from optuna_psms.samplers.pattern import PatternSearchSampler
+    from optuna_psms.samplers.pso import PSOSampler
 
 __version__ = "0.1.0"
 
 # Every public name is imported on first use: ``import optuna_psms`` (and the CLI's
 # ``--help``) stays fast, and the sampler names never import scikit-learn.
 _LAZY = {
-    "PopulationSampler": "optuna_psms._adapter",
-    "DynamicRandomSampler": "optuna_psms._dynamic_random",
-    "BUMDASampler": "optuna_psms._eda",
-    "UMDASampler": "optuna_psms._eda",
-    "FocusedGridSampler": "optuna_psms._grid",
-    "PatternSearchSampler": "optuna_psms._pattern",
-    "PSOSampler": "optuna_psms._pso",
+    "PopulationSampler": "optuna_psms.samplers._adapter",
+    "DynamicRandomSampler": "optuna_psms.samplers.dynamic_random",
+    "BUMDASampler": "optuna_psms.samplers.eda",
+    "UMDASampler": "optuna_psms.samplers.eda",
+    "FocusedGridSampler": "optuna_psms.samplers.grid",
+    "PatternSearchSampler": "optuna_psms.samplers.pattern",
+    "PSOSampler": "optuna_psms.samplers.pso",
     "Component": "optuna_psms.fms",
     "FullModelRegressor": "optuna_psms.fms",
     "FullModelSelector": "optuna_psms.fms",

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import optuna
 
-from optuna_psms._dynamic_random import DynamicRandomSampler
-from optuna_psms._eda import BUMDASampler
-from optuna_psms._eda import UMDASampler
-from optuna_psms._pso import PSOSampler
+from optuna_psms.samplers.dynamic_random import DynamicRandomSampler
+from optuna_psms.samplers.eda import BUMDASampler
+from optuna_psms.samplers.eda import UMDASampler
+from optuna_psms.samplers.pso import PSOSampler
 
 
 #: A function's regret at a point (its value minus its optimum).

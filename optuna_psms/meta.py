@@ -47,7 +47,7 @@ from optuna_psms._meta_score import Regret as Regret
 from optuna_psms._meta_score import suite_problems as suite_problems
 from optuna_psms.benchmarks._args import positive_int
 from optuna_psms.benchmarks.bbob import build_sampler
-from optuna_psms.core.pso import TOPOLOGIES
+from optuna_psms.samplers.core.pso import TOPOLOGIES
 
 
 #: One tuned setting: ``(name, low, high, is_int)`` (a number) or ``(name, choices)``.

@@ -24,14 +24,14 @@ from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 import pytest
 
-from optuna_psms import _records
-from optuna_psms import _space
 from optuna_psms import PopulationSampler
-from optuna_psms.core.base import Dim
-from optuna_psms.core.base import Proposal
-from optuna_psms.core.base import Record
-from optuna_psms.core.base import Strategy
-from optuna_psms.core.rng import hash_uniform
+from optuna_psms.samplers import _records
+from optuna_psms.samplers import _space
+from optuna_psms.samplers.core.base import Dim
+from optuna_psms.samplers.core.base import Proposal
+from optuna_psms.samplers.core.base import Record
+from optuna_psms.samplers.core.base import Strategy
+from optuna_psms.samplers.core.rng import hash_uniform
 from tests.samplers import make
 from tests.samplers import SAMPLERS
 
@@ -433,8 +433,8 @@ def test_unknown_sample_relative_space_is_sampled_from_the_hash() -> None:
 
 def test_many_waiting_trials_are_not_all_reread_on_every_trial() -> None:
     from optuna_psms import _compat
-    from optuna_psms import _view
     from optuna_psms import PSOSampler
+    from optuna_psms.samplers import _view
 
     study = optuna.create_study(sampler=PSOSampler(seed=0))
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
@@ -535,7 +535,7 @@ def test_a_trial_asked_before_an_earlier_record_defers_the_restart() -> None:
 def test_past_the_horizon_a_later_claim_wins_and_two_claims_agree_on_the_earliest(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from optuna_psms import _lifecycle
+    from optuna_psms.samplers import _lifecycle
 
     # A record-less trial this far back is taken for a dead worker's: it does not block.
     monkeypatch.setattr(_lifecycle, "RESTART_HORIZON", 0)
@@ -604,9 +604,9 @@ def test_display_attrs_are_off_by_default_only_through_the_grpc_proxy(
     if not hasattr(optuna.storages, "GrpcStorageProxy"):
         pytest.skip("Optuna < 4.2 has no gRPC storage proxy")
     pytest.importorskip("grpc")
-    from optuna_psms import _adapter
     from optuna_psms import PSOSampler
     from optuna_psms.benchmarks import scale
+    from optuna_psms.samplers import _adapter
 
     def display(study: optuna.Study) -> list[set[str]]:
         study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
@@ -620,7 +620,7 @@ def test_display_attrs_are_off_by_default_only_through_the_grpc_proxy(
         storage: Any = scale.open_storage(spec)
         optuna.logging.enable_propagation()
         try:
-            with caplog.at_level("INFO", logger="optuna_psms._adapter"):
+            with caplog.at_level("INFO", logger="optuna_psms.samplers._adapter"):
                 default = display(optuna.create_study(storage=storage, sampler=PSOSampler()))
         finally:
             optuna.logging.disable_propagation()

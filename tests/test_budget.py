@@ -14,11 +14,11 @@ from optuna_psms import FocusedGridSampler
 from optuna_psms import PatternSearchSampler
 from optuna_psms import PSOSampler
 from optuna_psms import UMDASampler
-from optuna_psms._grid import budget_layout
-from optuna_psms._grid import budget_mode
-from optuna_psms.core.base import Dim
-from optuna_psms.core.grid import AFGSStrategy
-from optuna_psms.core.grid import DFGSStrategy
+from optuna_psms.samplers.core.base import Dim
+from optuna_psms.samplers.core.grid import AFGSStrategy
+from optuna_psms.samplers.core.grid import DFGSStrategy
+from optuna_psms.samplers.grid import budget_layout
+from optuna_psms.samplers.grid import budget_mode
 
 
 def _dims(m: int) -> tuple[Dim, ...]:

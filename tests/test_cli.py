@@ -429,11 +429,11 @@ def test_console_script_entry_point(tmp_path: Any) -> None:
 
 # ------------------------------------------------------------------ names, help, version
 def test_help_lists_the_names_of_the_registries() -> None:
-    from optuna_psms._registry import SAMPLERS
     from optuna_psms.cli import _common
     from optuna_psms.fms.metrics import BUILTIN_METRICS
     from optuna_psms.fms.space import CLASSIFIERS
     from optuna_psms.fms.space import SELECTORS
+    from optuna_psms.samplers._registry import SAMPLERS
 
     assert _common.SAMPLER_NAMES == tuple(SAMPLERS)
     assert _common.CLASSIFIER_NAMES == tuple(CLASSIFIERS)
@@ -616,7 +616,7 @@ def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
     # ... and the study's note, which the dashboard shows on the study's page
     from optuna_dashboard import get_note
 
-    from optuna_psms._study_info import HELD_OUT_HEADING
+    from optuna_psms.samplers._study_info import HELD_OUT_HEADING
 
     note = get_note(optuna.load_study(study_name="hp", storage=db))
     held_note = note.split(HELD_OUT_HEADING, 1)[1]

@@ -26,7 +26,7 @@ import optuna
 import pandas as pd
 import pytest
 
-from optuna_psms import _records
+from optuna_psms.samplers import _records
 from optuna_psms.storages import open_storage
 from tests._sqlite_watch import trial_states
 from tests.conftest import require_service

@@ -14,18 +14,18 @@ from optuna.distributions import FloatDistribution
 from optuna.distributions import IntDistribution
 import pytest
 
-from optuna_psms import _records
-from optuna_psms import _space
-from optuna_psms.core.base import Dim
-from optuna_psms.core.base import Record
-from optuna_psms.core.pso import inertia_weight
-from optuna_psms.core.pso import move
-from optuna_psms.core.pso import PSOSettings
-from optuna_psms.core.pso import PSOStrategy
-from optuna_psms.core.pso import velocity_update
-from optuna_psms.core.rng import hash_uniform
-from optuna_psms.core.rng import trial_rng
-from optuna_psms.core.rng import TrialRng
+from optuna_psms.samplers import _records
+from optuna_psms.samplers import _space
+from optuna_psms.samplers.core.base import Dim
+from optuna_psms.samplers.core.base import Record
+from optuna_psms.samplers.core.pso import inertia_weight
+from optuna_psms.samplers.core.pso import move
+from optuna_psms.samplers.core.pso import PSOSettings
+from optuna_psms.samplers.core.pso import PSOStrategy
+from optuna_psms.samplers.core.pso import velocity_update
+from optuna_psms.samplers.core.rng import hash_uniform
+from optuna_psms.samplers.core.rng import trial_rng
+from optuna_psms.samplers.core.rng import TrialRng
 
 
 #: First draws of two trial streams and one hashed coordinate (see the stream test).
@@ -242,7 +242,7 @@ def test_hash_uniform_is_deterministic_and_uniform() -> None:
 def test_hash_uniform_small_and_large_paths_agree(
     names: list[str], seed: int, number: int
 ) -> None:
-    from optuna_psms.core import rng
+    from optuna_psms.samplers.core import rng
 
     small = hash_uniform(seed, number, names[: rng._SMALL - 1])
     large = hash_uniform(seed, number, (names * rng._SMALL)[: rng._SMALL * len(names)])
@@ -267,9 +267,9 @@ def test_algorithm_cores_do_not_import_optuna() -> None:
     import ast
     import pathlib
 
-    import optuna_psms.core
+    import optuna_psms.samplers.core
 
-    folder = pathlib.Path(optuna_psms.core.__file__).parent
+    folder = pathlib.Path(optuna_psms.samplers.core.__file__).parent
     modules = sorted(folder.glob("*.py"))
     assert len(modules) >= 5
     for path in modules:
@@ -285,9 +285,9 @@ def test_algorithm_cores_do_not_import_optuna() -> None:
 
 @pytest.mark.parametrize("name", ["pattern", "dfgs", "afgs"])
 def test_space_changed_makes_grid_proposals_follow_the_new_cells(name: str) -> None:
-    from optuna_psms.core.grid import AFGSStrategy
-    from optuna_psms.core.grid import DFGSStrategy
-    from optuna_psms.core.pattern import PatternStrategy
+    from optuna_psms.samplers.core.grid import AFGSStrategy
+    from optuna_psms.samplers.core.grid import DFGSStrategy
+    from optuna_psms.samplers.core.pattern import PatternStrategy
 
     cls = {"pattern": PatternStrategy, "dfgs": DFGSStrategy, "afgs": AFGSStrategy}[name]
     s = cls(1, 0, dims=(Dim("k", "float", 0),))

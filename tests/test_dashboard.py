@@ -23,12 +23,12 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 
 import optuna_psms
-from optuna_psms import _study_info
 from optuna_psms import FullModelSelector
 from optuna_psms import FullModelSpace
 from optuna_psms import PopulationSampler
 from optuna_psms import PSOSampler
 from optuna_psms import visualization
+from optuna_psms.samplers import _study_info
 from optuna_psms.visualization import publish
 from tests.conftest import IN_CI
 from tests.samplers import make

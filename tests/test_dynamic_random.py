@@ -12,19 +12,19 @@ from optuna.distributions import FloatDistribution
 from optuna.trial import TrialState
 import pytest
 
-from optuna_psms import _records
-from optuna_psms import _space
 from optuna_psms import DynamicRandomSampler
-from optuna_psms.core.base import Dim
-from optuna_psms.core.base import Record
-from optuna_psms.core.dynamic_random import DynamicRandomSettings
-from optuna_psms.core.dynamic_random import DynamicRandomStrategy
-from optuna_psms.core.dynamic_random import initial_distribution
-from optuna_psms.core.dynamic_random import sample_distribution
-from optuna_psms.core.dynamic_random import select_elite
-from optuna_psms.core.dynamic_random import update_distribution
-from optuna_psms.core.rng import hash_uniform
-from optuna_psms.core.rng import trial_rng
+from optuna_psms.samplers import _records
+from optuna_psms.samplers import _space
+from optuna_psms.samplers.core.base import Dim
+from optuna_psms.samplers.core.base import Record
+from optuna_psms.samplers.core.dynamic_random import DynamicRandomSettings
+from optuna_psms.samplers.core.dynamic_random import DynamicRandomStrategy
+from optuna_psms.samplers.core.dynamic_random import initial_distribution
+from optuna_psms.samplers.core.dynamic_random import sample_distribution
+from optuna_psms.samplers.core.dynamic_random import select_elite
+from optuna_psms.samplers.core.dynamic_random import update_distribution
+from optuna_psms.samplers.core.rng import hash_uniform
+from optuna_psms.samplers.core.rng import trial_rng
 from tests.test_eda import check_resume_across_restarts
 from tests.test_eda import run_in_processes
 

@@ -17,24 +17,24 @@ from optuna.trial import TrialState
 import pytest
 
 import optuna_psms
-from optuna_psms import _records
 from optuna_psms import BUMDASampler
 from optuna_psms import UMDASampler
-from optuna_psms.core.base import Dim
-from optuna_psms.core.base import Record
-from optuna_psms.core.eda import bumda_fit
-from optuna_psms.core.eda import bumda_threshold
-from optuna_psms.core.eda import BUMDASettings
-from optuna_psms.core.eda import BUMDAStrategy
-from optuna_psms.core.eda import n_top
-from optuna_psms.core.eda import sample_truncated_normal
-from optuna_psms.core.eda import top_spread
-from optuna_psms.core.eda import top_value_spread
-from optuna_psms.core.eda import umda_fit
-from optuna_psms.core.eda import UMDASettings
-from optuna_psms.core.eda import UMDAStrategy
-from optuna_psms.core.rng import hash_uniform
-from optuna_psms.core.rng import trial_rng
+from optuna_psms.samplers import _records
+from optuna_psms.samplers.core.base import Dim
+from optuna_psms.samplers.core.base import Record
+from optuna_psms.samplers.core.eda import bumda_fit
+from optuna_psms.samplers.core.eda import bumda_threshold
+from optuna_psms.samplers.core.eda import BUMDASettings
+from optuna_psms.samplers.core.eda import BUMDAStrategy
+from optuna_psms.samplers.core.eda import n_top
+from optuna_psms.samplers.core.eda import sample_truncated_normal
+from optuna_psms.samplers.core.eda import top_spread
+from optuna_psms.samplers.core.eda import top_value_spread
+from optuna_psms.samplers.core.eda import umda_fit
+from optuna_psms.samplers.core.eda import UMDASettings
+from optuna_psms.samplers.core.eda import UMDAStrategy
+from optuna_psms.samplers.core.rng import hash_uniform
+from optuna_psms.samplers.core.rng import trial_rng
 
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -16,7 +16,7 @@ import numpy as np
 import optuna
 import pytest
 
-from optuna_psms._registry import make_sampler
+from optuna_psms.samplers._registry import make_sampler
 
 
 N_ABANDONED = 40
@@ -73,8 +73,8 @@ def test_a_member_moves_on_from_its_abandoned_trial() -> None:
     alike); the running trial's record holds its position and velocity, which is all the
     particle's next step needs, so nothing waits for a loss that will never come.
     """
-    from optuna_psms import _records
     from optuna_psms import PSOSampler
+    from optuna_psms.samplers import _records
 
     swarm = 3
     study = optuna.create_study(sampler=PSOSampler(swarm_size=swarm, seed=1))

@@ -20,8 +20,8 @@ import optuna
 from optuna.trial import TrialState
 import pytest
 
-from optuna_psms import _records
 from optuna_psms.benchmarks import scale
+from optuna_psms.samplers import _records
 from tests.conftest import IN_CI
 from tests.conftest import require_service
 

@@ -45,7 +45,7 @@ from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 import pytest
 
-from optuna_psms import _records
+from optuna_psms.samplers import _records
 from tests.conftest import require_service
 
 

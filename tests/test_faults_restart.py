@@ -1,6 +1,7 @@
 """Concurrent restarts after convergence start exactly one run, deterministically, at once.
 
-The rule (``optuna_psms/_lifecycle.py``): trial ``n`` starts run ``r + 1`` when run ``r`` has
+The rule (``optuna_psms/samplers/_lifecycle.py``): trial ``n`` starts run ``r + 1`` when run ``r``
+has
 converged and every earlier trial's record is visible; a trial asked while an earlier trial
 is record-less stays in run ``r``, and nothing ever waits. The tests stage the race with two
 samplers (or two threads of one) on one storage: worker 1 has created trial ``n`` but not yet
@@ -16,9 +17,9 @@ import time
 import optuna
 import pytest
 
-from optuna_psms import _lifecycle
-from optuna_psms import _records
 from optuna_psms import UMDASampler
+from optuna_psms.samplers import _lifecycle
+from optuna_psms.samplers import _records
 
 
 SIZE, GENERATIONS = 4, 2  # run 0 uses its budget after 8 trials: trial 8 restarts

@@ -15,11 +15,11 @@ import optuna
 from optuna.trial import TrialState
 import pytest
 
-from optuna_psms import _records
 from optuna_psms import DynamicRandomSampler
 from optuna_psms import PopulationSampler
 from optuna_psms import PSOSampler
 from optuna_psms import UMDASampler
+from optuna_psms.samplers import _records
 
 
 # Renamed in Optuna 4.9 (the old name warns); same behaviour.

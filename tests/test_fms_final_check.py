@@ -373,8 +373,8 @@ def test_the_study_says_what_the_saved_model_is_and_why(tmp_path: Any, capsys: A
     # said nothing of it (usertrial8): the note and a user attr say it now.
     from optuna_dashboard import get_note
 
-    from optuna_psms._study_info import HELD_OUT_HEADING
-    from optuna_psms._study_info import SAVED_MODEL_HEADING
+    from optuna_psms.samplers._study_info import HELD_OUT_HEADING
+    from optuna_psms.samplers._study_info import SAVED_MODEL_HEADING
 
     X, y = _xor(160)
     X.assign(label=y).to_csv(tmp_path / "data.csv", index=False)

@@ -11,23 +11,23 @@ import numpy as np
 import optuna
 import pytest
 
-from optuna_psms import _records
 from optuna_psms import FocusedGridSampler
-from optuna_psms.core.base import Dim
-from optuna_psms.core.base import Record
-from optuna_psms.core.grid import acceptance_probability
-from optuna_psms.core.grid import AFGSStrategy
-from optuna_psms.core.grid import dfgs_grid
-from optuna_psms.core.grid import dfgs_offset
-from optuna_psms.core.grid import dfgs_offsets
-from optuna_psms.core.grid import DFGSStrategy
-from optuna_psms.core.grid import eq6_recentre
-from optuna_psms.core.grid import golden_stride
-from optuna_psms.core.grid import GridSettings
-from optuna_psms.core.grid import neighbour
-from optuna_psms.core.grid import temperature
-from optuna_psms.core.pattern import point_key
-from optuna_psms.core.rng import trial_rng
+from optuna_psms.samplers import _records
+from optuna_psms.samplers.core.base import Dim
+from optuna_psms.samplers.core.base import Record
+from optuna_psms.samplers.core.grid import acceptance_probability
+from optuna_psms.samplers.core.grid import AFGSStrategy
+from optuna_psms.samplers.core.grid import dfgs_grid
+from optuna_psms.samplers.core.grid import dfgs_offset
+from optuna_psms.samplers.core.grid import dfgs_offsets
+from optuna_psms.samplers.core.grid import DFGSStrategy
+from optuna_psms.samplers.core.grid import eq6_recentre
+from optuna_psms.samplers.core.grid import golden_stride
+from optuna_psms.samplers.core.grid import GridSettings
+from optuna_psms.samplers.core.grid import neighbour
+from optuna_psms.samplers.core.grid import temperature
+from optuna_psms.samplers.core.pattern import point_key
+from optuna_psms.samplers.core.rng import trial_rng
 from tests.test_pattern import drive
 from tests.test_pattern import run_four_processes
 

@@ -238,7 +238,7 @@ def _pso_study(url: str) -> optuna.Study:
 def _one_swarm(study: optuna.Study) -> None:
     """Every trial (the failed too) holds one (particle, iteration) slot, none twice, and the
     slots are the first ones of the swarm's order: the population is consistent."""
-    from optuna_psms import _records
+    from optuna_psms.samplers import _records
 
     recs = [_records.load(t.system_attrs) for t in study.get_trials()]
     assert all(r is not None for r in recs)

@@ -11,7 +11,7 @@ import pytest
 from optuna_psms import meta
 from optuna_psms import PSOSampler
 from optuna_psms import UMDASampler
-from optuna_psms.core.pso import TOPOLOGIES
+from optuna_psms.samplers.core.pso import TOPOLOGIES
 
 
 TINY = {"suite": "nine", "dim": 2, "budget": 12, "seeds": 1, "functions": ["sphere", "step"]}

@@ -11,7 +11,7 @@ import optuna
 import pytest
 
 from optuna_psms import FullModelRegressor
-from optuna_psms._study_info import metric_label
+from optuna_psms.samplers._study_info import metric_label
 
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)

@@ -18,17 +18,17 @@ import optuna
 from optuna.storages.journal import JournalFileBackend
 import pytest
 
-from optuna_psms import _records
 from optuna_psms import PatternSearchSampler
-from optuna_psms.core.base import Dim
-from optuna_psms.core.base import Proposal
-from optuna_psms.core.base import Record
-from optuna_psms.core.base import Strategy
-from optuna_psms.core.pattern import convergence_threshold
-from optuna_psms.core.pattern import pattern_point
-from optuna_psms.core.pattern import PatternSettings
-from optuna_psms.core.pattern import PatternStrategy
-from optuna_psms.core.rng import trial_rng
+from optuna_psms.samplers import _records
+from optuna_psms.samplers.core.base import Dim
+from optuna_psms.samplers.core.base import Proposal
+from optuna_psms.samplers.core.base import Record
+from optuna_psms.samplers.core.base import Strategy
+from optuna_psms.samplers.core.pattern import convergence_threshold
+from optuna_psms.samplers.core.pattern import pattern_point
+from optuna_psms.samplers.core.pattern import PatternSettings
+from optuna_psms.samplers.core.pattern import PatternStrategy
+from optuna_psms.samplers.core.rng import trial_rng
 
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -336,8 +336,8 @@ def test_four_processes_on_one_journal_file(tmp_path: Any) -> None:
     )
 )
 def test_point_key_fast_path_equals_numpy_path(pairs: list[tuple[float, int]]) -> None:
-    from optuna_psms.core.pattern import _point_key_numpy
-    from optuna_psms.core.pattern import _point_key_small
+    from optuna_psms.samplers.core.pattern import _point_key_numpy
+    from optuna_psms.samplers.core.pattern import _point_key_small
 
     x = np.array([p[0] for p in pairs])
     cells = np.array([p[1] for p in pairs], dtype=np.int64)
@@ -353,8 +353,8 @@ def test_point_key_fast_path_equals_numpy_path(pairs: list[tuple[float, int]]) -
     )
 )
 def test_snap_values_equals_snap(pairs: list[tuple[float, int]]) -> None:
-    from optuna_psms.core.pattern import snap
-    from optuna_psms.core.pattern import snap_values
+    from optuna_psms.samplers.core.pattern import snap
+    from optuna_psms.samplers.core.pattern import snap_values
 
     x = np.array([p[0] for p in pairs])
     cells = np.array([p[1] for p in pairs], dtype=np.int64)

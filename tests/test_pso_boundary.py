@@ -10,8 +10,8 @@ import optuna
 import pytest
 
 from optuna_psms import PSOSampler
-from optuna_psms.core.pso import BOUNDARIES
-from optuna_psms.core.pso import move
+from optuna_psms.samplers.core.pso import BOUNDARIES
+from optuna_psms.samplers.core.pso import move
 
 
 unit = st.floats(0.0, 1.0)

@@ -44,14 +44,14 @@ from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 import pytest
 
-from optuna_psms import _records
 from optuna_psms import BUMDASampler
 from optuna_psms import DynamicRandomSampler
 from optuna_psms import FocusedGridSampler
 from optuna_psms import PatternSearchSampler
 from optuna_psms import PSOSampler
 from optuna_psms import UMDASampler
-from optuna_psms._adapter import PopulationSampler
+from optuna_psms.samplers import _records
+from optuna_psms.samplers._adapter import PopulationSampler
 
 
 # Small populations, so that a short study goes through several generations.

@@ -27,7 +27,7 @@ from optuna.distributions import IntDistribution
 import pytest
 
 import optuna_psms
-from optuna_psms import _space
+from optuna_psms.samplers import _space
 
 
 EXTREME: dict[str, BaseDistribution] = {

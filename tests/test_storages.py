@@ -17,7 +17,7 @@ import optuna
 from optuna.trial import TrialState
 import pytest
 
-from optuna_psms import _records
+from optuna_psms.samplers import _records
 from tests.conftest import require_service
 from tests.samplers import SAMPLERS
 

@@ -15,7 +15,7 @@ import pytest
 
 from optuna_psms import PatternSearchSampler
 from optuna_psms import visualization
-from optuna_psms._records import load
+from optuna_psms.samplers._records import load
 from optuna_psms.visualization import plot_choice_importances
 from optuna_psms.visualization import plot_generations
 from optuna_psms.visualization import plot_loss_by_method

@@ -16,7 +16,7 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
-from optuna_psms import _records
+from optuna_psms.samplers import _records
 
 
 def slot_duplicates(trials: Sequence[optuna.trial.FrozenTrial]) -> tuple[int, int]:

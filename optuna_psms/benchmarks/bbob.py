@@ -17,7 +17,7 @@ random's over the seeds and instances gives ``p < 0.05`` (:data:`LOSS_LEVEL`). W
 seeds no loss can be significant (the smallest one-sided p of 3 against 3 is 0.05): a
 3-seed ``L`` is a median, not evidence. Judge "worse than random" with 10-30 seeds.
 
-**Names.** Any name of :data:`optuna_psms._registry.SAMPLERS`, and for this package's
+**Names.** Any name of :data:`optuna_psms.samplers._registry.SAMPLERS`, and for this package's
 samplers ``NAME@budget``: the same sampler built with ``budget=trials`` (its budget-aware
 settings; see each sampler's ``budget`` argument).
 
@@ -98,7 +98,7 @@ def build_sampler(name: str, seed: int | None, trials: int) -> optuna.samplers.B
     the JSON object's keys as keyword arguments (this package's samplers), e.g.
     ``pso@budget{"boundary": "absorb"}``.
     """
-    from optuna_psms._registry import SAMPLERS
+    from optuna_psms.samplers._registry import SAMPLERS
 
     base, brace, text = name.partition("{")
     extra: dict[str, Any] = {}
@@ -182,9 +182,9 @@ def _parse_ids(text: str) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from optuna_psms._registry import SAMPLERS
     from optuna_psms.benchmarks._bbob_pair import check_pairs
     from optuna_psms.benchmarks._bbob_pair import print_pairs
+    from optuna_psms.samplers._registry import SAMPLERS
 
     parser = argparse.ArgumentParser(
         prog="python -m optuna_psms.benchmarks.bbob",

@@ -18,12 +18,12 @@ import time
 
 import optuna
 
-from optuna_psms._registry import BASELINES
-from optuna_psms._registry import SAMPLERS as ALL
 from optuna_psms.benchmarks._args import positive_int
 from optuna_psms.benchmarks.bbob import build_sampler
 from optuna_psms.benchmarks.functions import FUNCTIONS
 from optuna_psms.benchmarks.functions import make_objective
+from optuna_psms.samplers._registry import BASELINES
+from optuna_psms.samplers._registry import SAMPLERS as ALL
 
 
 def run_one(

@@ -30,7 +30,7 @@ import time
 import optuna
 
 import optuna_psms
-from optuna_psms._registry import SAMPLERS as ALL
+from optuna_psms.samplers._registry import SAMPLERS as ALL
 
 
 # PSOSampler without its two dashboard user attrs: on SQLite every attr is one commit.

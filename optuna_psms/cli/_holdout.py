@@ -207,7 +207,7 @@ def report_held_out(
             "final_choice": getattr(model, "final_choice_", "vote"),
         },
     )
-    from optuna_psms._study_info import note_held_out
+    from optuna_psms.samplers._study_info import note_held_out
 
     what = f"trial {best.number}"
     if svc:

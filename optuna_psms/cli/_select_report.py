@@ -188,8 +188,8 @@ def note_saved(study: Any, final: Any, save_to: str, rows: int) -> None:
     *Note* page). The dashboard's *Best Trial* card shows one pipeline of the search, while
     the default final check may save a grid-tuned SVC and the default vote ten pipelines
     (usertrial8: with ``--test-size 0`` the dashboard said nothing of either)."""
-    from optuna_psms._study_info import note_saved_model
     from optuna_psms.fms._final_check import describe
+    from optuna_psms.samplers._study_info import note_saved_model
 
     model = final.describe()
     record = getattr(final, "final_check_", None)

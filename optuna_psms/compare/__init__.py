@@ -160,7 +160,7 @@ def compare_samplers(
         objective: A benchmark function's name (``"rastrigin"``), an
             :class:`ObjectiveSpec`, or ``objective(trial) -> float`` (a module-level
             function when ``n_workers > 1``).
-        samplers: Names from :data:`optuna_psms._registry.SAMPLERS` (list or
+        samplers: Names from :data:`optuna_psms.samplers._registry.SAMPLERS` (list or
             comma-separated).
         n_seeds: Seeds per sampler.
         n_trials: COMPLETE trials per study.

@@ -146,8 +146,8 @@ def _publish(result: Any, fms: bool = False) -> int:
     value is: the dashboard showed it with nothing to say it is a CV score on all rows, not
     a held-out estimate as beside a ``select`` study's (a new user's trial, 28 Nov 2026).
     """
-    from optuna_psms._study_info import note_comparison
     from optuna_psms.compare._studies import ATTR_OBJECTIVE
+    from optuna_psms.samplers._study_info import note_comparison
     import optuna_psms.visualization as visualization
 
     studies = [s for members in result.studies.values() for s in members]

@@ -240,7 +240,7 @@ class ObjectiveSpec:
         if self.kind == "function":
             return "regret" if parse_bbob(self.name) is not None else "f(x)"
         if self.kind in ("dataset", "csv"):  # the name the objective gives its study too
-            from optuna_psms._study_info import metric_label
+            from optuna_psms.samplers._study_info import metric_label
 
             return metric_label(self.metric)
         return "objective"

@@ -23,13 +23,13 @@ from optuna.trial import TrialState
 
 from optuna_psms._compat._interrupted import cut_by_ctrl_c
 from optuna_psms._compat._interrupted import StartedTrials
-from optuna_psms._registry import make_sampler
 from optuna_psms.compare._objective import Objective
 from optuna_psms.compare._objective import ObjectiveSpec
 from optuna_psms.compare._studies import _complete
 from optuna_psms.compare._studies import ComparisonError
 from optuna_psms.compare._studies import open_comparison_storage
 from optuna_psms.compare._studies import Task
+from optuna_psms.samplers._registry import make_sampler
 
 
 @dataclass(frozen=True)

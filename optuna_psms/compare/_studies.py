@@ -18,8 +18,8 @@ import warnings
 import optuna
 from optuna.trial import TrialState
 
-from optuna_psms._registry import SAMPLERS
 from optuna_psms.compare._objective import resume_hint
+from optuna_psms.samplers._registry import SAMPLERS
 from optuna_psms.storages import WORKER_SQLITE_TIMEOUT
 
 

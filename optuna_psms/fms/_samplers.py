@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import optuna
 
-from optuna_psms._registry import make_sampler as _make
-from optuna_psms._registry import SAMPLERS
+from optuna_psms.samplers._registry import make_sampler as _make
+from optuna_psms.samplers._registry import SAMPLERS
 
 
 #: Sampler names understood by :func:`make_sampler` and ``optuna-psms select --sampler``.

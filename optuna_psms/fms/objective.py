@@ -14,7 +14,6 @@ from sklearn.model_selection import KFold
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
 
-from optuna_psms import _study_info
 from optuna_psms.fms._builtin import mask_rule
 from optuna_psms.fms._folds import FoldError
 from optuna_psms.fms._folds import FoldTask
@@ -31,6 +30,7 @@ from optuna_psms.fms.space import FullModelSpace
 from optuna_psms.fms.space import PipelineSpec
 from optuna_psms.fms.target import check_not_continuous
 from optuna_psms.fms.target import check_regression_data
+from optuna_psms.samplers import _study_info
 
 
 _logger = optuna.logging.get_logger(__name__)

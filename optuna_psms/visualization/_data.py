@@ -15,7 +15,7 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 
-from optuna_psms import _records
+from optuna_psms.samplers import _records
 
 
 #: optuna-dashboard draws a user-defined figure in a box 450 pixels high.
