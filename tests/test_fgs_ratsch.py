@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests import REPO
+
 
 # The docs script end to end (a reproduction command of docs/reproductions.md on a small
 # setting): in the slow set, which .ci/run runs, to keep the README's test command under
@@ -18,7 +20,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = REPO / "docs"
 
 
 @pytest.fixture

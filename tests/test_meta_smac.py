@@ -6,16 +6,17 @@ SMAC3 is not a dependency of this package: these tests run where it is installed
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import optuna
 import pytest
 
+from tests import REPO
+
 
 pytest.importorskip("smac", reason="SMAC3 is not installed (pip install smac)")
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = REPO / "docs"
 
 
 @pytest.fixture

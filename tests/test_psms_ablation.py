@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from optuna_psms import PSOSampler
+from tests import REPO
 
 
 # The docs script end to end (a reproduction command of docs/reproductions.md on a small
@@ -16,7 +16,7 @@ from optuna_psms import PSOSampler
 pytestmark = pytest.mark.slow
 
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = REPO / "docs"
 
 
 @pytest.fixture

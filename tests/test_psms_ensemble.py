@@ -13,6 +13,7 @@ from sklearn.datasets import load_breast_cancer
 
 from optuna_psms.fms import FullModelSelector
 from optuna_psms.fms import FullModelSpace
+from tests import REPO
 
 
 # The docs script end to end (a reproduction command of docs/reproductions.md on a small
@@ -21,7 +22,7 @@ from optuna_psms.fms import FullModelSpace
 pytestmark = pytest.mark.slow
 
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = REPO / "docs"
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
 
+from tests import REPO
+
 
 # The docs script end to end (a reproduction command of docs/reproductions.md on a small
 # setting): in the slow set, which .ci/run runs, to keep the README's test command under
@@ -20,7 +22,7 @@ from sklearn.datasets import load_breast_cancer
 pytestmark = pytest.mark.slow
 
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = REPO / "docs"
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import pytest
 
 from optuna_psms.benchmarks import fms_highdim
 from optuna_psms.fms import make_objective
+from tests import REPO
 
 
 # The docs script end to end (a reproduction command of docs/reproductions.md on a small
@@ -24,7 +25,7 @@ pytest.importorskip("xgboost")
 
 
 def _table4() -> Any:
-    path = Path(__file__).resolve().parent.parent / "docs" / "rsdu_table4.py"
+    path = REPO / "docs" / "rsdu_table4.py"
     spec = importlib.util.spec_from_file_location("rsdu_table4", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -19,6 +19,7 @@ from optuna_psms._compat import _sqlite
 from optuna_psms.storages import MissingDriverError
 from optuna_psms.storages import open_storage
 from optuna_psms.storages import StorageURLError
+from tests import REPO
 from tests.conftest import require_service
 
 
@@ -337,7 +338,7 @@ def test_workers_started_together_on_an_empty_database(kind: str, tmp_path: Any)
     url, drop = _fresh_database(kind, tmp_path)
     try:
         go = tmp_path / "go"
-        env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(__file__))}
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
         procs = [
             subprocess.Popen(
                 [sys.executable, "-c", _OPEN_AT_ONCE, url, str(go)],

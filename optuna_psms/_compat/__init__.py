@@ -4,7 +4,8 @@ A sampler receives a :class:`~optuna.study.Study` and a :class:`~optuna.trial.Fr
 writing a trial's system attributes and reading trials incrementally needs the study's
 storage, its id and the trial's id, which Optuna exposes only as private attributes
 (Optuna's own samplers use them the same way). Everything that depends on them lives here
-and is covered by ``tests/test_compat.py``, so an Optuna upgrade that moves them breaks one
+and is covered by ``tests/compat/test_attr_writes.py``, so an Optuna upgrade that moves them
+breaks one
 module and one test file.
 """
 

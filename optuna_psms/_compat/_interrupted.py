@@ -23,7 +23,7 @@ hangs must stay interruptible), and the trial it was creating may stay ``RUNNING
 It wraps the storage's trial-creating methods, one of them private (``_create_new_trial``,
 which Optuna's cache over an RDB storage calls), and reads a frozen trial's id: Optuna
 internals, hence here in :mod:`optuna_psms._compat`; it is tested on the oldest supported
-Optuna too (``tests/test_interrupted.py``).
+Optuna too (``tests/compat/test_interrupted_trials.py``).
 """
 
 from __future__ import annotations

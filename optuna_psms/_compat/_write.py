@@ -2,7 +2,7 @@
 
 Part of :mod:`optuna_psms._compat` (which re-exports :func:`set_attrs`): it uses Optuna
 internals (a journal's log format, an RDB's sessions and models), each behind a check that
-falls back to Optuna's public per-attribute calls; ``tests/test_compat.py`` covers it.
+falls back to Optuna's public per-attribute calls; ``tests/compat/test_attr_writes.py`` covers it.
 """
 
 from __future__ import annotations

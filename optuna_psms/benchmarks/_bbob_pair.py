@@ -113,7 +113,7 @@ def compare_pair(
 
 def pair_markdown(result: dict[str, Any], a: str, b: str) -> str:
     """The per-function table of :func:`compare_pair` and its totals, as markdown."""
-    from optuna_psms.benchmarks.bbob import FUNCTION_NAMES
+    from optuna_psms.benchmarks._bbob_problem import FUNCTION_NAMES
 
     lines = [
         f"| function | median {a} | median {b} | {a} / {b} | Mann-Whitney p | W/T/L |",

@@ -35,7 +35,7 @@ def write_plots(
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError('plots need matplotlib: pip install "optuna-psms[bench]"') from exc
-    from optuna_psms.benchmarks.bbob import FUNCTION_NAMES
+    from optuna_psms.benchmarks._bbob_problem import FUNCTION_NAMES
 
     os.makedirs(directory, exist_ok=True)
     title = f"bbob {meta['dim']}-D, {meta['trials']} trials, {meta['seeds']} seeds"

@@ -106,7 +106,7 @@ def markdown(summary: dict[str, Any], samplers: Sequence[str], functions: Sequen
     A function a sampler did not run on is ``-``; so is its normalized regret over all the
     functions, and a row gives every sampler's mean over the functions all of them ran.
     """
-    from optuna_psms.benchmarks.bbob import FUNCTION_NAMES
+    from optuna_psms.benchmarks._bbob_problem import FUNCTION_NAMES
 
     ratio = summary["ratio"]
     ran = summary.get("ran", {s: list(functions) for s in samplers})

@@ -57,7 +57,7 @@ def show_progress_bar(args: argparse.Namespace) -> bool:
 
 
 # The names ``select --help`` lists, written out so that ``--help`` imports nothing heavy;
-# tests/test_cli.py checks them against the registries they mirror.
+# tests/cli/test_commands.py checks them against the registries they mirror.
 SAMPLER_NAMES = (
     "pso",
     "pso_ring",

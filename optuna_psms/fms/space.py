@@ -39,7 +39,7 @@ from sklearn.pipeline import Pipeline
 
 # The private names of _builtin are here for models pickled before 26 Nov 2026: pickle
 # stored the built-in components' functions as optuna_psms.fms.space.<name>
-# (tests/test_fms_space.py::test_models_pickled_before_the_split_still_resolve).
+# (tests/fms/test_space.py::test_models_pickled_before_the_split_still_resolve).
 from optuna_psms.fms._builtin import _build_gradient_boosting as _build_gradient_boosting
 from optuna_psms.fms._builtin import _build_kridge as _build_kridge
 from optuna_psms.fms._builtin import _build_logistic as _build_logistic

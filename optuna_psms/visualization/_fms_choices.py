@@ -31,7 +31,7 @@ from optuna_psms.visualization._fms import SELECTOR
 #: D3 (the classifiers get its ten), then twelve of plotly's other qualitative palettes, each
 #: the one farthest (CIEDE2000) from the colours before it among those dark enough for a white
 #: background (L* 20 to 75). No two are closer than D3's own closest pair (red and brown,
-#: 16.2; tests/test_visualization.py measures them). Bold and Dark24 after D3, as before,
+#: 16.2; tests/visualization/test_figures.py measures them). Bold and Dark24 after D3, as before,
 #: gave two oranges, two blues and two pinks (5.9, 7.1, 8.5).
 _DISTINCT = (
     *qualitative.D3,

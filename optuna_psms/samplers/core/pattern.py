@@ -84,7 +84,7 @@ def point_key(x: np.ndarray, cells: np.ndarray) -> bytes:
     Continuous coordinates are rounded to ``_KEY_DECIMALS`` decimals exactly as
     ``numpy.round`` does (scale, round half to even, unscale). Below 33 coordinates the
     key is computed in plain Python, which is several times faster on tiny arrays than numpy
-    and gives the same bytes (``tests/test_pattern.py`` checks both paths agree).
+    and gives the same bytes (``tests/samplers/test_pattern.py`` checks both paths agree).
     """
     if len(x) <= 32:
         return _point_key_small(x, cells)

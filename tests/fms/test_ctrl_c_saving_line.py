@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.test_cli import _run
-from tests.test_cli import _select_argv
-from tests.test_cli import _write_csv
+from tests.cli.test_commands import _run
+from tests.cli.test_commands import _select_argv
+from tests.cli.test_commands import _write_csv
 
 
 def test_the_line_follows_the_interrupted_one(

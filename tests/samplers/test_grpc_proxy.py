@@ -22,11 +22,12 @@ import pytest
 
 from optuna_psms.benchmarks import scale
 from optuna_psms.samplers import _records
+import tests
 from tests.conftest import IN_CI
 from tests.conftest import require_service
 
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = str(tests.REPO)
 N_WORKERS = 32
 N_EACH = 4
 SWARM = 5  # PSOSampler's default, the registry's "pso"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 import random
 import subprocess
 import sys
@@ -35,9 +34,10 @@ from optuna_psms.samplers.core.eda import UMDASettings
 from optuna_psms.samplers.core.eda import UMDAStrategy
 from optuna_psms.samplers.core.rng import hash_uniform
 from optuna_psms.samplers.core.rng import trial_rng
+import tests
 
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = str(tests.REPO)
 
 
 def rec(number: int, x: list[float], loss: float | None, member: int | None = None) -> Record:
@@ -531,7 +531,7 @@ _RESUME = textwrap.dedent(
     import sys, optuna
     sys.path.insert(0, {repo!r})
     import optuna_psms
-    from tests.test_eda import sphere3
+    from tests.samplers.test_eda import sphere3
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     storage = optuna.storages.JournalStorage(
         optuna.storages.journal.JournalFileBackend({path!r}))

@@ -46,10 +46,11 @@ from optuna.trial import TrialState
 import pytest
 
 from optuna_psms.samplers import _records
+import tests
 from tests.conftest import require_service
 
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = str(tests.REPO)
 SWARM = 5
 N_WORKERS = 8
 N_VICTIMS = 3

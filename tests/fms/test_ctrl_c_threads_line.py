@@ -5,7 +5,7 @@ pool then waits for the trials in progress, a whole CV each, and nothing was pri
 hung. The tests block both threads' CV until the test releases it (a Barrier, no timer;
 ``tests/_blocked_threads.py``) and deliver SIGINT with ``signal.raise_signal``, which runs the
 handler before it returns, at a point fixed in advance: in that wait (the first Ctrl-C), and in
-the join of the threads (the second). ``tests/test_faults_ctrl_c_jobs.py`` covers the rest of
+the join of the threads (the second). ``tests/fms/test_ctrl_c_threads.py`` covers the rest of
 the two paths (resuming).
 """
 
@@ -19,9 +19,9 @@ import pytest
 
 from optuna_psms.cli._interrupt import finishing_line
 from tests._blocked_threads import sigint_with_two_trials_running
-from tests.test_cli import _run
-from tests.test_cli import _select_argv
-from tests.test_cli import _write_csv
+from tests.cli.test_commands import _run
+from tests.cli.test_commands import _select_argv
+from tests.cli.test_commands import _write_csv
 
 
 # select's handler says the line, then calls the handler in place: Python's own, here.

@@ -52,6 +52,7 @@ from optuna_psms import PSOSampler
 from optuna_psms import UMDASampler
 from optuna_psms.samplers import _records
 from optuna_psms.samplers._adapter import PopulationSampler
+from tests import REPO
 
 
 # Small populations, so that a short study goes through several generations.
@@ -511,8 +512,8 @@ CHILD = textwrap.dedent(
     """
     import sys
     import optuna
-    sys.path.insert(0, {tests!r})
-    from test_records_hostile import SAMPLERS, objective
+    sys.path.insert(0, {repo!r})
+    from tests.samplers.test_hostile_records import SAMPLERS, objective
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     for name in SAMPLERS:
         study = optuna.load_study(study_name=name, storage={url!r}, sampler=SAMPLERS[name]())
@@ -583,7 +584,7 @@ def _tamper_and_continue(path: Path) -> None:
     again = optuna.load_study(study_name="pso", storage=url)
     assert again.trials[2].system_attrs[_records.KEY].startswith('{"ver": 1')
     assert '"rs": -1000000000000' in again.trials[2].system_attrs[_records.KEY]
-    code = CHILD.format(tests=str(Path(__file__).parent), url=url, n=6)
+    code = CHILD.format(repo=str(REPO), url=url, n=6)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env

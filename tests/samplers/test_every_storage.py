@@ -6,7 +6,6 @@ A service that is unreachable skips its tests locally and fails them in CI (CI=t
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -18,11 +17,12 @@ from optuna.trial import TrialState
 import pytest
 
 from optuna_psms.samplers import _records
+import tests
 from tests.conftest import require_service
 from tests.samplers import SAMPLERS
 
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = str(tests.REPO)
 N_WORKERS = 4
 N_EACH = 8
 
@@ -53,7 +53,7 @@ _WORKER = _OPEN + textwrap.dedent(
     import sys
     sys.path.insert(0, {repo!r})
     from tests.samplers import make
-    from tests.test_adapter import psms_like
+    from tests.samplers.test_adapter import psms_like
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.load_study(study_name={name!r}, storage=open_storage({spec!r}),
                               sampler=make({sampler!r}, seed=0))

@@ -25,8 +25,8 @@ from optuna_psms.samplers.core.dynamic_random import select_elite
 from optuna_psms.samplers.core.dynamic_random import update_distribution
 from optuna_psms.samplers.core.rng import hash_uniform
 from optuna_psms.samplers.core.rng import trial_rng
-from tests.test_eda import check_resume_across_restarts
-from tests.test_eda import run_in_processes
+from tests.samplers.test_eda import check_resume_across_restarts
+from tests.samplers.test_eda import run_in_processes
 
 
 FLAG = Dim("f", "categorical", 2)

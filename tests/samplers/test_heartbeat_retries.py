@@ -4,7 +4,7 @@
 into a WAITING retry. The retry must evaluate the dead trial's slot (same member, same
 iteration, same point), the dead trial must not count, and the retry's own trial number
 must not eat a slot: no slot twice, no member skipping one. The end-to-end version, with
-``kill -9`` on PostgreSQL and MariaDB, is ``tests/test_faults_kill.py`` (slow).
+``kill -9`` on PostgreSQL and MariaDB, is ``tests/samplers/test_killed_workers.py`` (slow).
 """
 
 from __future__ import annotations

@@ -26,10 +26,11 @@ from optuna_psms.compare import ComparisonError
 from optuna_psms.compare._stats import summarize
 from optuna_psms.visualization import plot_best_so_far
 from optuna_psms.visualization import plot_final_values
+import tests
 from tests._sqlite_watch import trial_states
 
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = str(tests.REPO)
 
 
 def _run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
@@ -322,12 +323,11 @@ def test_the_regression_recipe_of_the_docs_runs(
 ) -> None:
     # docs/compare.md's way to compare samplers on a regression CSV file, which --csv refuses
     # (a new user's trial, 28 Nov 2026): its module, as written, on a small houses.csv.
-    import pathlib
 
     import numpy as np
     import pandas as pd
 
-    doc = (pathlib.Path(__file__).parents[1] / "docs" / "compare.md").read_text()
+    doc = (tests.REPO / "docs" / "compare.md").read_text()
     section = doc.split("**Classification only, for `--dataset` and `--csv`.**", 1)[1]
     module = section.split("```python\n", 1)[1].split("```", 1)[0]
     assert "RegressionSpace()" in module

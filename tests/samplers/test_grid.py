@@ -28,8 +28,8 @@ from optuna_psms.samplers.core.grid import neighbour
 from optuna_psms.samplers.core.grid import temperature
 from optuna_psms.samplers.core.pattern import point_key
 from optuna_psms.samplers.core.rng import trial_rng
-from tests.test_pattern import drive
-from tests.test_pattern import run_four_processes
+from tests.samplers.test_pattern import drive
+from tests.samplers.test_pattern import run_four_processes
 
 
 def quad2(x: np.ndarray) -> float:

@@ -43,7 +43,7 @@ def _key(params: dict[str, Any]) -> str:
 
 
 def _fit(X: Any, y: Any, top: int | None, n_trials: int = 12) -> FullModelSelector:
-    model = FullModelSelector(  # the vote itself: no final check (tests/test_fms_final_check)
+    model = FullModelSelector(  # the vote itself: no final check (tests/fms/test_final_check)
         space=SPACE,
         sampler="random",
         n_trials=n_trials,

@@ -12,6 +12,7 @@ import optuna
 import pytest
 
 from optuna_psms.benchmarks import bbob
+from tests import REPO
 
 
 cocoex = pytest.importorskip("cocoex", reason="coco-experiment (the bench extra) is missing")
@@ -241,7 +242,7 @@ def test_finals_script_keeps_the_table_and_cuts_the_traces(
     capsys.readouterr()
     bbob.main(["--from-json", str(a), str(b)])
     full = capsys.readouterr().out
-    script = Path(__file__).parent.parent / "docs" / "bbob_finals.py"
+    script = REPO / "docs" / "bbob_finals.py"
     monkeypatch.setattr(sys, "argv", ["bbob_finals.py", str(out), str(a), str(b)])
     runpy.run_path(str(script), run_name="__main__")
     saved = json.loads(out.read_text())
@@ -266,7 +267,7 @@ def test_ecdf_script_prints_the_plotted_curve_at_the_trials_asked(
     common = ["--dim", "2", "--trials", "12", "--seeds", "2", "--functions", "1,2"]
     bbob.main(["--samplers", "random", "pattern", "--json", str(runs_file)] + common)
     capsys.readouterr()
-    script = str(Path(__file__).parent.parent / "docs" / "bbob_ecdf.py")
+    script = str(REPO / "docs" / "bbob_ecdf.py")
     monkeypatch.setattr(sys, "argv", ["bbob_ecdf.py", str(runs_file), "--at", "3", "12"])
     runpy.run_path(script, run_name="__main__")
     lines = capsys.readouterr().out.splitlines()
@@ -343,7 +344,7 @@ def test_seed_lottery_script_counts_losses_over_seed_subsets(
     meta |= {"seeds": 4, "instances": [1], "command": "test"}
     path = tmp_path / "saved.json"
     path.write_text(json.dumps({"meta": meta, "runs": runs}))
-    script = Path(__file__).parent.parent / "docs" / "bbob_seed_lottery.py"
+    script = REPO / "docs" / "bbob_seed_lottery.py"
     monkeypatch.setattr(sys, "argv", ["bbob_seed_lottery.py", str(path), "--k", "3"])
     runpy.run_path(str(script), run_name="__main__")
     out = capsys.readouterr().out

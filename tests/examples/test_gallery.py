@@ -8,8 +8,10 @@ import sys
 
 import pytest
 
+import tests
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+REPO = str(tests.REPO)
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,8 @@ a rerun took them for another worker's. Now ``fit`` says the line ``select`` say
 its own ``RUNNING`` trials (``fms:interrupted``) before the ``KeyboardInterrupt`` propagates,
 and the same estimator resumes the study.
 
-As ``tests/test_ctrl_c_jobs_line.py``: both threads' CV is blocked until the test releases it
+As ``tests/fms/test_ctrl_c_threads_line.py``: both threads' CV is blocked until the test releases
+it
 (a Barrier, no timer; ``tests/_blocked_threads.py``) and SIGINT is delivered with
 ``signal.raise_signal``, which runs the handler before it returns, in the main thread's wait
 for the threads (the first Ctrl-C) and in their join (the second).
@@ -24,7 +25,7 @@ import pytest
 
 from optuna_psms.cli._interrupt import finishing_line
 from tests._blocked_threads import sigint_with_two_trials_running
-from tests.test_cli import _write_csv
+from tests.cli.test_commands import _write_csv
 
 
 LINE = finishing_line(2)

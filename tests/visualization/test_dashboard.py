@@ -30,6 +30,7 @@ from optuna_psms import PSOSampler
 from optuna_psms import visualization
 from optuna_psms.samplers import _study_info
 from optuna_psms.visualization import publish
+from tests import REPO
 from tests.conftest import IN_CI
 from tests.samplers import make
 from tests.samplers import SAMPLERS
@@ -219,7 +220,7 @@ def test_a_study_attr_is_written_once_per_study_and_never_from_a_fixed_trial() -
 
 def _screenshots() -> Any:
     """docs/screenshots.py, whose helpers drive headless Chromium."""
-    path = Path(__file__).resolve().parent.parent / "docs" / "screenshots.py"
+    path = REPO / "docs" / "screenshots.py"
     spec = importlib.util.spec_from_file_location("psms_screenshots", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

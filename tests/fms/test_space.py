@@ -328,7 +328,7 @@ def test_feature_mask_semantics() -> None:
     assert by_score.support_[5] and by_score.support_.sum() == 2
     by_index = FeatureMask(blocks=(False, False, True), grouping="index").fit(X, y)
     assert list(np.flatnonzero(by_index.support_)) == [4, 5]
-    # All False keeps every feature (tests/test_fms_empty_mask.py); it raised before.
+    # All False keeps every feature (tests/fms/test_feature_masks.py); it raised before.
     assert FeatureMask(mask=(False,) * 6).fit(X, y).support_.all()
     with pytest.raises(ValueError, match="6 features"):
         FeatureMask(mask=(True,) * 5).fit(X, y)

@@ -1434,7 +1434,7 @@ def test_select_drop_and_the_identifier_warning(tmp_path: Any, capsys: Any) -> N
     for drop in (["id", "name"], ["id,name"]):
         model_path = tmp_path / "no_id.joblib"
         code, out, err = _run([*argv, "--drop", *drop, "--output", str(model_path)], capsys)
-        # Only the line about the 20 held-out rows (tests/test_cli_small_data.py).
+        # Only the line about the 20 held-out rows (tests/cli/test_small_data.py).
         assert code == 0 and err.startswith("warning: too few rows") and err.count("\n") == 1
         assert out.startswith(
             "Full model selection (classification) on data without 'id', 'name': 60 search "

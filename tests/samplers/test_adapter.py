@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 import subprocess
 import sys
 import textwrap
@@ -32,12 +31,13 @@ from optuna_psms.samplers.core.base import Proposal
 from optuna_psms.samplers.core.base import Record
 from optuna_psms.samplers.core.base import Strategy
 from optuna_psms.samplers.core.rng import hash_uniform
+import tests
 from tests.samplers import make
 from tests.samplers import SAMPLERS
 
 
 ALL = sorted(SAMPLERS)
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = str(tests.REPO)
 
 
 def psms_like(trial: optuna.Trial) -> float:
@@ -83,7 +83,7 @@ _RESUME_SCRIPT = textwrap.dedent(
     import sys, optuna
     sys.path.insert(0, {repo!r})
     from tests.samplers import make
-    from tests.test_adapter import psms_like
+    from tests.samplers.test_adapter import psms_like
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     storage = optuna.storages.JournalStorage(
         optuna.storages.journal.JournalFileBackend({path!r}))

@@ -28,11 +28,12 @@ import pytest
 
 from optuna_psms.samplers import _records
 from optuna_psms.storages import open_storage
+import tests
 from tests._sqlite_watch import trial_states
 from tests.conftest import require_service
 
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = str(tests.REPO)
 PG = "postgresql://postgres@127.0.0.1:5432/test"
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 import logging
 import os
-from pathlib import Path
 import re
 import subprocess
 import sys
@@ -21,9 +20,10 @@ from sklearn.datasets import load_iris
 from optuna_psms.fms import Component
 from optuna_psms.fms import FullModelSelector
 from optuna_psms.fms import FullModelSpace
+from tests import REPO
 
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "full_model_selection.md"
+DOC = REPO / "docs" / "full_model_selection.md"
 SPACE = FullModelSpace(
     classifiers=["naive_bayes", "logistic"], selectors=["none", "ftest"], preprocessors=[]
 )

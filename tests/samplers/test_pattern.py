@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import math
-import os
 import subprocess
 import sys
 import textwrap
@@ -29,9 +28,10 @@ from optuna_psms.samplers.core.pattern import pattern_point
 from optuna_psms.samplers.core.pattern import PatternSettings
 from optuna_psms.samplers.core.pattern import PatternStrategy
 from optuna_psms.samplers.core.rng import trial_rng
+import tests
 
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = str(tests.REPO)
 
 
 def drive(

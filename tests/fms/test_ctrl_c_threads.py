@@ -27,9 +27,9 @@ import pytest
 
 from tests._blocked_threads import blocked_threads
 from tests._blocked_threads import ctrl_c_at_submit
-from tests.test_cli import _run
-from tests.test_cli import _select_argv
-from tests.test_cli import _write_csv
+from tests.cli.test_commands import _run
+from tests.cli.test_commands import _select_argv
+from tests.cli.test_commands import _write_csv
 
 
 def _states(db: str) -> list[str]:
@@ -106,7 +106,7 @@ def test_selector_two_jobs_ctrl_c_in_trials_then_it_resumes(
 ) -> None:
     from optuna_psms.fms import FullModelSelector
     from optuna_psms.fms import FullModelSpace
-    from tests.test_cli import _write_csv as write
+    from tests.cli.test_commands import _write_csv as write
 
     write(tmp_path / "data.csv")
     import pandas as pd
