@@ -1,6 +1,6 @@
 """Meta-optimisation: tune a sampler's own hyperparameters with a sampler of this package.
 
-The PSO meta-optimisation paper (003 in ``docs/reproductions.md``) tunes a base PSO's
+The PSO meta-optimisation paper (003 in ``docs/reproduce/reproductions.md``) tunes a base PSO's
 continuous hyperparameters with a parent PSO. Here the *outer* study searches a sampler's
 settings (:data:`SPACES`: ``c1, c2, w_start, w_end, swarm_size, topology`` for PSO;
 population and truncation for UMDA, population for BUMDA, whose truncation is adaptive;
@@ -95,7 +95,8 @@ def settings_from_params(sampler: str, params: dict[str, Any]) -> dict[str, Any]
 
 
 #: Outer samplers (the paper's "parent algorithms") the command line can choose by name;
-#: SMAC, the paper's fourth parent, is not a dependency of this package (see docs/meta_smac.py).
+#: SMAC, the paper's fourth parent, is not a dependency of this package (see
+#: docs/reproduce/meta_smac.py).
 OUTER_SAMPLERS = ("pso", "random", "tpe")
 
 

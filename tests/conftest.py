@@ -1,15 +1,12 @@
-"""Shared fixtures: the list of samplers under test, reachable services, the docs scripts,
+"""Shared fixtures: the list of samplers under test, reachable services,
 a simulated failure or Ctrl-C in a chosen trial, Python's own SIGINT handler."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Iterator
-import importlib
 import os
-from pathlib import Path
 import signal
-from types import ModuleType
 from typing import Any
 
 import hypothesis
@@ -43,21 +40,6 @@ def require_service(name: str, host: str, port: int) -> None:
 
 
 SamplerFactory = Callable[..., optuna.samplers.BaseSampler]
-
-
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-
-
-@pytest.fixture
-def docs_script(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], ModuleType]:
-    """Import a script of ``docs/`` by module name (``docs_script("psms_caruana")``), with
-    ``docs/`` on ``sys.path`` for this test only, as the scripts import each other."""
-
-    def load(name: str) -> ModuleType:
-        monkeypatch.syspath_prepend(str(DOCS))
-        return importlib.import_module(name)
-
-    return load
 
 
 @pytest.fixture

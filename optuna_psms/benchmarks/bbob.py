@@ -49,6 +49,7 @@ import numpy as np
 import optuna
 
 from optuna_psms.benchmarks._args import positive_int
+from optuna_psms.benchmarks._bbob_plots import ecdf as ecdf
 from optuna_psms.benchmarks._bbob_problem import _problem
 from optuna_psms.benchmarks._bbob_problem import FUNCTION_NAMES as FUNCTION_NAMES
 from optuna_psms.benchmarks._bbob_problem import LOWER as LOWER

@@ -1,7 +1,8 @@
 """Predicting by a vote of the best few distinct pipelines of a full-model search.
 
 A search of 100 pipelines scored by 2-fold CV ranks its good pipelines mostly by noise
-(``docs/reproductions.md``, PSMS section). :class:`~optuna_psms.fms.FullModelSelector` with
+(``docs/reproduce/reproductions.md``, PSMS section). :class:`~optuna_psms.fms.FullModelSelector`
+with
 ``ensemble_top=K`` refits the ``K`` best distinct complete trials (its chosen trial first,
 then :func:`~optuna_psms.fms._reselect.candidates` order) and predicts by their vote:
 each member's positive-class score, centred on that member's own decision threshold, is

@@ -14,7 +14,8 @@ search: a ``5``-fold stratified CV on the search rows, with folds unlike the sea
 The lower mean CV loss wins; a tie goes to the vote. The record (:func:`run_check`) is kept
 in the study as the user attr :data:`FINAL_CHECK_KEY`. Under ``metric="pi_svm"`` (defined
 for SVMs only) both candidates are scored by the balanced error rate, as ``score`` does.
-The evidence: docs/reproductions.md, PSMS, "A final check between the vote and a grid-tuned
+The evidence: docs/reproduce/reproductions.md, PSMS, "A final check between the vote and a
+grid-tuned
 SVC" and the 2,000-row check after it.
 """
 

@@ -20,7 +20,7 @@ have no class weights; the threshold is how a pipeline balances its errors):
 
 ``"svc-c"`` and ``"svc-grid"`` (:data:`PORTFOLIOS`) add standardised RBF SVCs at other
 ``(C, gamma)`` after the four: the candidates of a measured change that failed its rule
-(docs/reproductions.md, PSMS, "A portfolio of initial pipelines"); kept so that it can be
+(docs/reproduce/reproductions.md, PSMS, "A portfolio of initial pipelines"); kept so that it can be
 rerun and as options.
 
 A component absent from the space is skipped; ``gamma`` is clipped to the space's range.
@@ -46,7 +46,7 @@ BALANCED_METRICS = ("ber",)
 DEFAULT_INITIAL: str | None = "defaults"
 #: Named sets of initial pipelines: ``"defaults"`` (the four above) and candidates that add
 #: standardised RBF-SVC points ``(C, gamma * n_features)`` after them (measured against
-#: ``"defaults"`` in docs/reproductions.md, "Portfolio").
+#: ``"defaults"`` in docs/reproduce/reproductions.md, "Portfolio").
 PORTFOLIOS: dict[str, tuple[tuple[float, float], ...]] = {
     "defaults": (),
     "svc-c": ((10.0, 1.0), (100.0, 1.0)),

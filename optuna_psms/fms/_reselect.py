@@ -4,7 +4,8 @@ A search of 100 pipelines scored by 2-fold CV picks the one with the lowest CV l
 2 folds the ranking of the good pipelines is mostly noise. Re-scoring the ``top`` best
 distinct pipelines by a ``cv``-fold CV with other folds, and refitting the lowest of those,
 spends ``top * cv`` more fits on the final choice. Measured on five KEEL sets it did not
-lower held-out BER (``docs/reproductions.md``, PSMS section), so the estimators keep it off
+lower held-out BER (``docs/reproduce/reproductions.md``, PSMS section), so the estimators keep it
+off
 by default. The re-evaluated losses are kept in the study (user attr
 :data:`RESELECT_KEY`), so another process choosing in the same study reuses them.
 """

@@ -51,7 +51,8 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         sampler: An Optuna sampler instance, a name accepted by :func:`make_sampler`, or
             ``None`` (PSOSampler), seeded with ``random_state``.
         n_trials: Number of trials (``None``: until ``timeout``). Default 100, the budget
-            of every measured figure (docs/reproductions.md, PSMS; 50 until 2026-11-26: at
+            of every measured figure (docs/reproduce/reproductions.md, PSMS; 50 until 2026-11-26:
+            at
             50 the vote was 0.58 ± 0.42 BER points worse on 26 splits).
         timeout: Time budget of the search in seconds.
         trial_timeout: Time limit of one trial in seconds: a pipeline still fitting then is
@@ -81,7 +82,8 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             objective studies only. ``None`` or ``0`` (default): off, the best search
             value is refitted. It costs ``reselect_top * reselect_cv`` more fits; the
             losses are stored in the study (attr ``fms:reselect``). Measured on five KEEL
-            sets at 100 trials it did not lower held-out BER (docs/reproductions.md, PSMS),
+            sets at 100 trials it did not lower held-out BER (docs/reproduce/reproductions.md,
+            PSMS),
             hence off by default.
         reselect_cv: Folds of that re-evaluation (default 5).
         ensemble_top: Predict by a vote of the ``ensemble_top`` best distinct complete
@@ -101,7 +103,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             (50 splits, 100 trials) the vote of 10 lowered held-out BER by about 1 point
             for PSO and random search and 0.4 for TPE, while a plain mean of
             ``predict_proba`` (ignoring the tuned thresholds) raised it
-            (docs/reproductions.md, PSMS).
+            (docs/reproduce/reproductions.md, PSMS).
         initial_pipelines: Pipelines evaluated first, enqueued as the study's first
             trials (only when the study has none yet): ``"defaults"`` (scikit-learn's
             defaults of the RBF SVC and the logistic regression on standardised columns,
@@ -113,7 +115,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             10) they lowered held-out BER by 0.39 ± 0.25 points, and put the search
             0.95 ± 0.28 points below a grid-tuned RBF SVC; on 13 other KEEL sets (78
             splits) they lowered it by 0.55 ± 0.33, and the search was level with that
-            SVC (+0.40 ± 0.42; over 106 fresh splits +0.13 ± 0.38; docs/reproductions.md,
+            SVC (+0.40 ± 0.42; over 106 fresh splits +0.13 ± 0.38; docs/reproduce/reproductions.md,
             PSMS). ``"svc-c"`` and ``"svc-grid"`` add two or five standardised RBF SVCs
             (C of 10 and 100, gamma of 1/n and 0.1/n) after the four; measured against
             ``"defaults"`` they did not lower held-out BER (+0.31 ± 0.54 and −0.07 ± 0.45,

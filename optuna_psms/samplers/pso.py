@@ -18,7 +18,7 @@ from optuna_psms.samplers.core.settings import optional_integer
 #: With a budget of at most ``BUDGET_SMALL`` trials, the swarm size and topology used unless
 #: given; larger budgets and ``budget=None`` keep the paper's 5 particles, fully connected.
 #: Measured on the nine functions at 100-1,000 trials (``docs/pso.md``, "Budget";
-#: ``docs/pso_budget_sweep.py``).
+#: ``docs/reproduce/pso_budget_sweep.py``).
 BUDGET_SMALL = 500
 BUDGET_SWARM_SIZE = 4
 BUDGET_TOPOLOGY = "ring"

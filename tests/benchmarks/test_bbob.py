@@ -230,7 +230,7 @@ def test_ecdf_counts_targets_reached() -> None:
 def test_finals_script_keeps_the_table_and_cuts_the_traces(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # docs/bbob_finals.py merges like --from-json (one merge_saved) and keeps only each
+    # docs/reproduce/bbob_finals.py merges like --from-json (one merge_saved) and keeps only each
     # run's final value: the table from its output is the table from the full traces.
     import runpy
     import sys
@@ -242,7 +242,7 @@ def test_finals_script_keeps_the_table_and_cuts_the_traces(
     capsys.readouterr()
     bbob.main(["--from-json", str(a), str(b)])
     full = capsys.readouterr().out
-    script = REPO / "docs" / "bbob_finals.py"
+    script = REPO / "docs" / "reproduce" / "bbob_finals.py"
     monkeypatch.setattr(sys, "argv", ["bbob_finals.py", str(out), str(a), str(b)])
     runpy.run_path(str(script), run_name="__main__")
     saved = json.loads(out.read_text())
@@ -256,7 +256,8 @@ def test_finals_script_keeps_the_table_and_cuts_the_traces(
 def test_ecdf_script_prints_the_plotted_curve_at_the_trials_asked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # docs/bbob_ecdf.py gives the numbers reproductions.md quotes from ecdf.png: the value of
+    # docs/reproduce/bbob_ecdf.py gives the numbers reproductions.md quotes from ecdf.png: the
+    # value of
     # the plotted curve (_bbob_plots.ecdf over a sampler's runs) at each trial asked for.
     import runpy
     import sys
@@ -267,7 +268,7 @@ def test_ecdf_script_prints_the_plotted_curve_at_the_trials_asked(
     common = ["--dim", "2", "--trials", "12", "--seeds", "2", "--functions", "1,2"]
     bbob.main(["--samplers", "random", "pattern", "--json", str(runs_file)] + common)
     capsys.readouterr()
-    script = str(REPO / "docs" / "bbob_ecdf.py")
+    script = str(REPO / "docs" / "reproduce" / "bbob_ecdf.py")
     monkeypatch.setattr(sys, "argv", ["bbob_ecdf.py", str(runs_file), "--at", "3", "12"])
     runpy.run_path(script, run_name="__main__")
     lines = capsys.readouterr().out.splitlines()
@@ -278,7 +279,7 @@ def test_ecdf_script_prints_the_plotted_curve_at_the_trials_asked(
         curve = ecdf([r["trace"] for r in saved if r["sampler"] == sampler])
         assert values == [f"{curve[2]:.3f}", f"{curve[11]:.3f}"]
     assert [line.split()[0] for line in lines[1:]] == ["random", "pattern"]
-    # A file of final values only (docs/bbob_finals.py) has no curve to read.
+    # A file of final values only (docs/reproduce/bbob_finals.py) has no curve to read.
     monkeypatch.setattr(sys, "argv", ["bbob_finals.py", str(finals), str(runs_file)])
     runpy.run_path(str(Path(script).with_name("bbob_finals.py")), run_name="__main__")
     monkeypatch.setattr(sys, "argv", ["bbob_ecdf.py", str(finals)])
@@ -326,7 +327,8 @@ def test_first_seed_runs_merge_into_the_run_of_all_seeds(
 def test_seed_lottery_script_counts_losses_over_seed_subsets(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # docs/bbob_seed_lottery.py: on f1, sampler "a" ties random over 4 seeds (median 1.0 vs
+    # docs/reproduce/bbob_seed_lottery.py: on f1, sampler "a" ties random over 4 seeds (median 1.0
+    # vs
     # 1.0) but 2 of the 4 subsets of 3 seeds hold both of its bad seeds (2 and 3): a loss in
     # half the 3-seed tables. On f2 it always wins.
     import runpy
@@ -344,7 +346,7 @@ def test_seed_lottery_script_counts_losses_over_seed_subsets(
     meta |= {"seeds": 4, "instances": [1], "command": "test"}
     path = tmp_path / "saved.json"
     path.write_text(json.dumps({"meta": meta, "runs": runs}))
-    script = REPO / "docs" / "bbob_seed_lottery.py"
+    script = REPO / "docs" / "reproduce" / "bbob_seed_lottery.py"
     monkeypatch.setattr(sys, "argv", ["bbob_seed_lottery.py", str(path), "--k", "3"])
     runpy.run_path(str(script), run_name="__main__")
     out = capsys.readouterr().out

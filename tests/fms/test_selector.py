@@ -363,7 +363,7 @@ def test_score_is_the_metric_the_search_minimised(
 
 def test_n_trials_defaults_to_the_budget_of_the_documented_figures() -> None:
     # Every figure in the docs is at 100 trials and the README says to use 100; the default
-    # was 50 (at 50 the vote was 0.58 +- 0.42 BER points worse, docs/reproductions.md).
+    # was 50 (at 50 the vote was 0.58 +- 0.42 BER points worse, docs/reproduce/reproductions.md).
     from optuna_psms.cli import build_parser
     from optuna_psms.fms import FullModelRegressor
 
