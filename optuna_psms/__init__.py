@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from optuna_psms import _extras
 from optuna_psms import _moved
+from optuna_psms.samplers import __all__ as _samplers_all
 
 
 _moved.install()
@@ -41,13 +42,7 @@ __version__ = "0.1.0"
 # Every public name is imported on first use: ``import optuna_psms`` (and the CLI's
 # ``--help``) stays fast, and the sampler names never import scikit-learn.
 _LAZY = {
-    "PopulationSampler": "optuna_psms.samplers._adapter",
-    "DynamicRandomSampler": "optuna_psms.samplers.dynamic_random",
-    "BUMDASampler": "optuna_psms.samplers.eda",
-    "UMDASampler": "optuna_psms.samplers.eda",
-    "FocusedGridSampler": "optuna_psms.samplers.grid",
-    "PatternSearchSampler": "optuna_psms.samplers.pattern",
-    "PSOSampler": "optuna_psms.samplers.pso",
+    **{name: "optuna_psms.samplers" for name in _samplers_all},
     "Component": "optuna_psms.fms",
     "FullModelRegressor": "optuna_psms.fms",
     "FullModelSelector": "optuna_psms.fms",

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import optuna
 
+from optuna_psms.samplers._registry import OURS
 from optuna_psms.samplers.dynamic_random import DynamicRandomSampler
 from optuna_psms.samplers.eda import BUMDASampler
 from optuna_psms.samplers.eda import UMDASampler
@@ -26,12 +27,14 @@ from optuna_psms.samplers.pso import PSOSampler
 #: A function's regret at a point (its value minus its optimum).
 Regret = Callable[[np.ndarray], float]
 
-#: The tunable samplers by name (:data:`optuna_psms.meta.SPACES` has their search spaces).
+#: The samplers meta-optimisation tunes, by their registry names: this package's classes
+#: that the registry lists without fixed arguments (:data:`optuna_psms.meta.SPACES` has
+#: their search spaces).
 _CLASSES: dict[str, Callable[..., optuna.samplers.BaseSampler]] = {
-    "pso": PSOSampler,
-    "umda": UMDASampler,
-    "bumda": BUMDASampler,
-    "drs": DynamicRandomSampler,
+    name: entry.load()
+    for name, entry in OURS.items()
+    if not entry.kwargs
+    and entry.load() in (PSOSampler, UMDASampler, BUMDASampler, DynamicRandomSampler)
 }
 
 
@@ -123,7 +126,7 @@ def evaluate(
     reference = _random_medians(suite, dim, budget, seeds, fkey)
     cls = _CLASSES[sampler]
     kwargs = dict(settings)
-    if sampler != "pso" or "n_iterations" not in kwargs:
+    if cls is not PSOSampler or "n_iterations" not in kwargs:
         kwargs.setdefault("budget", budget)
 
     def make(seed: int) -> optuna.samplers.BaseSampler:

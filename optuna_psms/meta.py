@@ -48,6 +48,10 @@ from optuna_psms._meta_score import suite_problems as suite_problems
 from optuna_psms.benchmarks._args import positive_int
 from optuna_psms.benchmarks.bbob import build_sampler
 from optuna_psms.samplers.core.pso import TOPOLOGIES
+from optuna_psms.samplers.dynamic_random import DynamicRandomSampler
+from optuna_psms.samplers.eda import BUMDASampler
+from optuna_psms.samplers.eda import UMDASampler
+from optuna_psms.samplers.pso import PSOSampler
 
 
 #: One tuned setting: ``(name, low, high, is_int)`` (a number) or ``(name, choices)``.
@@ -55,8 +59,8 @@ Spec: TypeAlias = tuple[str, float, float, bool] | tuple[str, tuple[str, ...]]
 
 #: The search space of each tunable sampler: ``(name, low, high, is_int)`` for a number,
 #: ``(name, choices)`` for a categorical.
-SPACES: dict[str, list[Spec]] = {
-    "pso": [
+_SPACES: dict[Any, list[Spec]] = {
+    PSOSampler: [
         ("c1", 0.0, 3.0, False),
         ("c2", 0.0, 3.0, False),
         ("w_start", 0.2, 1.4, False),
@@ -64,23 +68,20 @@ SPACES: dict[str, list[Spec]] = {
         ("swarm_size", 3, 40, True),
         ("topology", TOPOLOGIES),
     ],
-    "umda": [("population_size", 6, 100, True), ("top_fraction", 0.1, 0.6, False)],
-    "bumda": [("population_size", 6, 100, True)],
-    "drs": [("batch_size", 5, 100, True), ("top_fraction", 0.2, 0.8, False)],
+    UMDASampler: [("population_size", 6, 100, True), ("top_fraction", 0.1, 0.6, False)],
+    BUMDASampler: [("population_size", 6, 100, True)],
+    DynamicRandomSampler: [("batch_size", 5, 100, True), ("top_fraction", 0.2, 0.8, False)],
 }
+#: The same by sampler name (the registry's name of each class, without fixed arguments).
+SPACES: dict[str, list[Spec]] = {name: _SPACES[cls] for name, cls in _CLASSES.items()}
 
 #: Named settings to compare with: the papers' defaults (``budget=None``), the same with the
 #: budget rule, and the textbook constriction PSO (Clerc & Kennedy 2002: constant
 #: ``w = 0.7298``, ``c1 = c2 = 1.49618``).
+_PAPER: dict[str, dict[str, Any]] = {"paper": {"budget": None}, "paper + budget rule": {}}
+_TEXTBOOK = {"textbook": {"c1": 1.49618, "c2": 1.49618, "inertia": (0.7298, 0.0, 0.7298)}}
 REFERENCE_SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
-    "pso": {
-        "paper": {"budget": None},
-        "paper + budget rule": {},
-        "textbook": {"c1": 1.49618, "c2": 1.49618, "inertia": (0.7298, 0.0, 0.7298)},
-    },
-    "umda": {"paper": {"budget": None}, "paper + budget rule": {}},
-    "bumda": {"paper": {"budget": None}, "paper + budget rule": {}},
-    "drs": {"paper": {"budget": None}, "paper + budget rule": {}},
+    name: {**_PAPER, **(_TEXTBOOK if cls is PSOSampler else {})} for name, cls in _CLASSES.items()
 }
 
 
@@ -139,7 +140,7 @@ def tune(
     """Tune ``sampler``'s settings (:data:`SPACES`) to minimise :func:`evaluate`.
 
     Args:
-        sampler: ``"pso"``, ``"umda"``, ``"bumda"`` or ``"drs"``.
+        sampler: A name of :data:`SPACES` (the tunable samplers).
         suite: ``"nine"`` or ``"bbob"``: the inner objective.
         dim: Dimension of the inner functions.
         budget: Trials of each inner run (the sampler is built with ``budget=budget``).

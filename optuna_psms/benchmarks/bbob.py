@@ -63,6 +63,7 @@ from optuna_psms.benchmarks._bbob_table import merge_saved as merge_saved
 from optuna_psms.benchmarks._bbob_table import seed_list as seed_list
 from optuna_psms.benchmarks._bbob_table import seeds_label
 from optuna_psms.benchmarks._bbob_table import summarize as summarize
+from optuna_psms.samplers._registry import OURS
 
 
 def make_objective(
@@ -127,29 +128,12 @@ def build_sampler(name: str, seed: int | None, trials: int) -> optuna.samplers.B
     return SAMPLERS[name](seed)
 
 
-_BUDGETED = ("pso", "pso_ring", "pattern", "dfgs", "afgs", "umda", "bumda", "drs")
+#: The names that take ``@budget`` and ``{json}``: this package's samplers.
+_BUDGETED = tuple(OURS)
 
 
 def _ours(base: str, seed: int | None, extra: dict[str, Any]) -> optuna.samplers.BaseSampler:
-    from optuna_psms import BUMDASampler
-    from optuna_psms import DynamicRandomSampler
-    from optuna_psms import FocusedGridSampler
-    from optuna_psms import PatternSearchSampler
-    from optuna_psms import PSOSampler
-    from optuna_psms import UMDASampler
-
-    kw: dict[str, Any] = {"seed": seed, **extra}
-    factories: dict[str, Callable[[], optuna.samplers.BaseSampler]] = {
-        "pso": lambda: PSOSampler(**kw),
-        "pso_ring": lambda: PSOSampler(topology="ring", **kw),
-        "pattern": lambda: PatternSearchSampler(**kw),
-        "dfgs": lambda: FocusedGridSampler(mode="deterministic", **kw),
-        "afgs": lambda: FocusedGridSampler(mode="annealed", **kw),
-        "umda": lambda: UMDASampler(**kw),
-        "bumda": lambda: BUMDASampler(**kw),
-        "drs": lambda: DynamicRandomSampler(**kw),
-    }
-    return factories[base]()
+    return OURS[base](seed, **extra)
 
 
 def run_one(

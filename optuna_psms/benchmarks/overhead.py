@@ -29,16 +29,12 @@ import time
 
 import optuna
 
-import optuna_psms
+from optuna_psms.samplers._registry import Entry
 from optuna_psms.samplers._registry import SAMPLERS as ALL
 
 
 # PSOSampler without its two dashboard user attrs: on SQLite every attr is one commit.
-def _pso_noattr(seed: int) -> optuna.samplers.BaseSampler:
-    return optuna_psms.PSOSampler(seed=seed, record_user_attrs=False)
-
-
-VARIANTS = {**ALL, "pso_noattr": _pso_noattr}
+VARIANTS = {**ALL, "pso_noattr": Entry(ALL["pso"].target, {"record_user_attrs": False})}
 
 
 def objective_float2(trial: optuna.Trial) -> float:

@@ -9,6 +9,8 @@ import sys
 import tempfile
 from typing import Any
 
+from optuna_psms.samplers._registry import SAMPLERS
+
 
 #: Ends the line of an error converted from a ``ValueError`` / ``RuntimeError`` of the work
 #: itself (the search, a refit, a prediction): it may be a bug of optuna-psms or of a library
@@ -56,22 +58,10 @@ def show_progress_bar(args: argparse.Namespace) -> bool:
     return not args.no_progress_bar and callable(isatty) and bool(isatty())
 
 
-# The names ``select --help`` lists, written out so that ``--help`` imports nothing heavy;
+# The names ``select --help`` lists (the sampler registry imports nothing; the component
+# names are written out so that ``--help`` imports nothing heavy);
 # tests/cli/test_commands.py checks them against the registries they mirror.
-SAMPLER_NAMES = (
-    "pso",
-    "pso_ring",
-    "pattern",
-    "dfgs",
-    "afgs",
-    "umda",
-    "bumda",
-    "drs",
-    "drs_nobatch",
-    "random",
-    "tpe",
-    "cmaes",
-)
+SAMPLER_NAMES = tuple(SAMPLERS)
 CLASSIFIER_NAMES = (
     "mean_variance",
     "naive_bayes",

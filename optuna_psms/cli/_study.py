@@ -9,6 +9,7 @@ from typing import Any
 import warnings
 
 from optuna_psms.cli._common import UserError
+from optuna_psms.samplers._registry import DEFAULT
 
 
 #: Study user attribute holding the settings every worker of the study must share.
@@ -86,7 +87,7 @@ def join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
     import optuna
 
     proposed = dict(settings)
-    proposed["sampler"] = settings["sampler"] or "pso"
+    proposed["sampler"] = settings["sampler"] or DEFAULT
     proposed["seed"] = name_seed(name) if settings["seed"] is None else settings["seed"]
     study = optuna.create_study(
         storage=storage, study_name=name, direction="minimize", load_if_exists=True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import optuna
 
+from optuna_psms.samplers._registry import DEFAULT
 from optuna_psms.samplers._registry import make_sampler as _make
 from optuna_psms.samplers._registry import SAMPLERS
 
@@ -20,7 +21,7 @@ SAMPLER_NAMES: tuple[str, ...] = tuple(SAMPLERS)
 
 def default_sampler_name() -> str:
     """The sampler :class:`FullModelSelector` and ``optuna-psms select`` use by default."""
-    return "pso"
+    return DEFAULT
 
 
 def make_sampler(name: str | None, seed: int | None = None) -> optuna.samplers.BaseSampler:

@@ -9,14 +9,32 @@ Optuna-free numerical cores (one module per algorithm, readable beside its paper
 :mod:`~optuna_psms.samplers.dynamic_random`) is one sampler family.
 """
 
-from optuna_psms.samplers._adapter import PopulationSampler
-from optuna_psms.samplers.dynamic_random import DynamicRandomSampler
-from optuna_psms.samplers.eda import BUMDASampler
-from optuna_psms.samplers.eda import UMDASampler
-from optuna_psms.samplers.grid import FocusedGridSampler
-from optuna_psms.samplers.pattern import PatternSearchSampler
-from optuna_psms.samplers.pso import PSOSampler
+from __future__ import annotations
 
+import importlib
+from typing import Any
+from typing import TYPE_CHECKING
+
+
+if TYPE_CHECKING:
+    from optuna_psms.samplers._adapter import PopulationSampler
+    from optuna_psms.samplers.dynamic_random import DynamicRandomSampler
+    from optuna_psms.samplers.eda import BUMDASampler
+    from optuna_psms.samplers.eda import UMDASampler
+    from optuna_psms.samplers.grid import FocusedGridSampler
+    from optuna_psms.samplers.pattern import PatternSearchSampler
+    from optuna_psms.samplers.pso import PSOSampler
+
+# Imported on first use: the registry and the identities are read without Optuna.
+_LAZY = {
+    "PopulationSampler": "optuna_psms.samplers._adapter",
+    "DynamicRandomSampler": "optuna_psms.samplers.dynamic_random",
+    "BUMDASampler": "optuna_psms.samplers.eda",
+    "UMDASampler": "optuna_psms.samplers.eda",
+    "FocusedGridSampler": "optuna_psms.samplers.grid",
+    "PatternSearchSampler": "optuna_psms.samplers.pattern",
+    "PSOSampler": "optuna_psms.samplers.pso",
+}
 
 __all__ = [
     "BUMDASampler",
@@ -27,3 +45,16 @@ __all__ = [
     "PopulationSampler",
     "UMDASampler",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'optuna_psms.samplers' has no attribute {name!r}")

@@ -62,6 +62,7 @@ import dataclasses
 import secrets
 import threading
 from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import optuna
@@ -77,6 +78,7 @@ from optuna_psms.samplers import _lifecycle
 from optuna_psms.samplers import _records
 from optuna_psms.samplers import _space
 from optuna_psms.samplers import _study_info
+from optuna_psms.samplers._identity import Identity
 from optuna_psms.samplers._view import Asked
 from optuna_psms.samplers._view import Parsed
 from optuna_psms.samplers._view import StudyView
@@ -134,8 +136,9 @@ class PopulationSampler(BaseSampler, abc.ABC):
         on_converged: ``"restart"`` or ``"stop"``; only used by strategies that converge.
     """
 
-    #: Algorithm tag written into every record; records with another tag are foreign.
-    algorithm: str = ""
+    #: The identities this class can carry (one, or one per mode): its tag, title,
+    #: description and labels (:class:`~optuna_psms.samplers._identity.Identity`).
+    identities: ClassVar[tuple[Identity, ...]] = ()
     #: The algorithm's settings: the frozen, validated dataclass of its core module
     #: (``PSOSettings``, ...), built by the subclass from its constructor arguments.
     _settings: Any = None
@@ -178,6 +181,17 @@ class PopulationSampler(BaseSampler, abc.ABC):
         self.__dict__.update(state)
         self._lock = threading.RLock()
         self._rngs = TrialRng()
+
+    @property
+    def identity(self) -> Identity:
+        """This sampler's algorithm: its tag, title, description and labels."""
+        return self.identities[0]
+
+    @property
+    def algorithm(self) -> str:
+        """The algorithm tag written into every record; records with another tag are
+        foreign."""
+        return self.identity.tag
 
     @property
     def _params(self) -> dict[str, Any]:

@@ -59,48 +59,6 @@ _COMMON = (
     "as the number of features kept)."
 )
 
-#: What each algorithm does and what its per-trial user attrs mean (Markdown).
-DESCRIPTIONS: dict[str, str] = {
-    "pso": (
-        "Particle swarm optimisation (PSMS, Escalante et al. 2009): a swarm of particles "
-        "flies through the unit box of all parameters, each pulled towards its own best "
-        "and the swarm's best position. Trial `n` is particle `n % swarm_size` at "
-        "iteration `n // swarm_size`: user attrs `psms:particle` and `psms:iteration`."
-    ),
-    "pattern": (
-        "Pattern search (PATSMS): around the best point so far, a sweep evaluates the "
-        "points one step away along each coordinate (both signs); the step is halved "
-        "after a sweep without improvement. User attrs `psms:sweep`, `psms:point` (pattern "
-        "column), `psms:step`; `psms:explore` marks a random exploration point."
-    ),
-    "dfgs": (
-        "Deterministic focused grid search: each level evaluates a grid around the best "
-        "point so far, then the next level zooms in with a finer grid. User attrs "
-        "`psms:level` and `psms:point`; `psms:speculative` marks a point of the next level "
-        "asked early, `psms:explore` a random exploration point."
-    ),
-    "afgs": (
-        "Annealed focused grid search: a random walk over the grid of each level, accepting "
-        "worse points with a temperature that decreases, then the next level zooms in. User "
-        "attrs `psms:level` and `psms:step` (position in the level's walk)."
-    ),
-    "umda": (
-        "UMDA, a Gaussian estimation-of-distribution algorithm: each generation samples a "
-        "population from independent Gaussians fitted to the best members of the previous "
-        "one. User attrs `psms:generation` and `psms:sample`."
-    ),
-    "bumda": (
-        "BUMDA, a Boltzmann-weighted Gaussian EDA: each generation samples from Gaussians "
-        "whose mean and variance weight the selected members by their fitness. User attrs "
-        "`psms:generation` and `psms:sample`."
-    ),
-    "drs": (
-        "Random search with dynamic updating (RSDU): batches of random points; after each "
-        "batch every numeric range shrinks to the span of the best half, and each two-choice "
-        "flag (feature on/off) is drawn with its frequency in that half, muted below the "
-        "muting threshold. User attrs `psms:batch` and `psms:sample`."
-    ),
-}
 
 _Done = weakref.WeakKeyDictionary[Any, set[int]]  # storage -> study ids
 # sampler -> storage -> studies already written by this process (weak: no id reuse).
@@ -163,8 +121,8 @@ def sampler_settings(sampler: BaseSampler) -> dict[str, Any]:
 
 def note_text(sampler: BaseSampler, seed: int) -> str:
     """The study note of ``sampler`` (Markdown)."""
-    algorithm = str(getattr(sampler, "algorithm", ""))
-    what = DESCRIPTIONS.get(algorithm, "A population sampler of optuna-psms.")
+    identity = getattr(sampler, "identity", None)
+    what = identity.description if identity is not None else "A population sampler."
     settings = ", ".join(f"{k}={v!r}" for k, v in sampler_settings(sampler).items())
     return (
         f"{NOTE_HEADING} {type(sampler).__name__}\n\n{what}\n\n"

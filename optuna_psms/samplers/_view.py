@@ -48,7 +48,8 @@ BARE_PER_SYNC = 16
 class Algorithm(Protocol):
     """What the view needs of a sampler: its record tag and its strategies."""
 
-    algorithm: str
+    @property
+    def algorithm(self) -> str: ...
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy: ...
 

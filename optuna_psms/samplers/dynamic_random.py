@@ -6,6 +6,7 @@ import math
 from typing import Literal
 
 from optuna_psms.samplers._adapter import PopulationSampler
+from optuna_psms.samplers._identity import Identity
 from optuna_psms.samplers.core.base import Dim
 from optuna_psms.samplers.core.dynamic_random import DynamicRandomSettings
 from optuna_psms.samplers.core.dynamic_random import DynamicRandomStrategy
@@ -106,7 +107,20 @@ class DynamicRandomSampler(PopulationSampler):
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
 
-    algorithm = "drs"
+    identities = (
+        Identity(
+            tag="drs",
+            title="Random search with dynamic updating (RSDU; Milletich & Asmar)",
+            description=(
+                "Random search with dynamic updating (RSDU): batches of random points; after "
+                "each batch every numeric range shrinks to the span of the best half, and each "
+                "two-choice flag (feature on/off) is drawn with its frequency in that half, "
+                "muted below the muting threshold. User attrs `psms:batch` and `psms:sample`."
+            ),
+            generation="batch",
+            member="sample",
+        ),
+    )
     _settings: DynamicRandomSettings
 
     def __init__(

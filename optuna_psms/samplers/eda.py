@@ -7,6 +7,7 @@ from typing import Any
 from typing import Literal
 
 from optuna_psms.samplers._adapter import PopulationSampler
+from optuna_psms.samplers._identity import Identity
 from optuna_psms.samplers.core.base import Dim
 from optuna_psms.samplers.core.eda import BUMDASettings
 from optuna_psms.samplers.core.eda import BUMDAStrategy
@@ -150,7 +151,19 @@ class UMDASampler(PopulationSampler):
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
 
-    algorithm = "umda"
+    identities = (
+        Identity(
+            tag="umda",
+            title="Gaussian UMDA (Rojas-Domínguez et al., IEEE Access 2018)",
+            description=(
+                "UMDA, a Gaussian estimation-of-distribution algorithm: each generation samples "
+                "a population from independent Gaussians fitted to the best members of the "
+                "previous one. User attrs `psms:generation` and `psms:sample`."
+            ),
+            generation="generation",
+            member="sample",
+        ),
+    )
     _settings: UMDASettings
 
     def __init__(
@@ -254,7 +267,19 @@ class BUMDASampler(PopulationSampler):
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
 
-    algorithm = "bumda"
+    identities = (
+        Identity(
+            tag="bumda",
+            title="Boltzmann UMDA (BUMDA; Rojas-Domínguez et al., IEEE Access 2018)",
+            description=(
+                "BUMDA, a Boltzmann-weighted Gaussian EDA: each generation samples from "
+                "Gaussians whose mean and variance weight the selected members by their fitness. "
+                "User attrs `psms:generation` and `psms:sample`."
+            ),
+            generation="generation",
+            member="sample",
+        ),
+    )
     _settings: BUMDASettings
 
     def __init__(

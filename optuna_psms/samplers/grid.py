@@ -6,6 +6,7 @@ import dataclasses
 import warnings
 
 from optuna_psms.samplers._adapter import PopulationSampler
+from optuna_psms.samplers._identity import Identity
 from optuna_psms.samplers.core.base import Dim
 from optuna_psms.samplers.core.base import Strategy
 from optuna_psms.samplers.core.grid import AFGSStrategy
@@ -127,6 +128,32 @@ class FocusedGridSampler(PopulationSampler):
             ``points_per_level`` (AFGS) with a budget is an error.
     """
 
+    identities = (
+        Identity(
+            tag="dfgs",
+            title="Deterministic focused grid search (DFGS; Barbero et al., Neurocomputing 2009)",
+            description=(
+                "Deterministic focused grid search: each level evaluates a grid around the best "
+                "point so far, then the next level zooms in with a finer grid. User attrs "
+                "`psms:level` and `psms:point`; `psms:speculative` marks a point of the next "
+                "level asked early, `psms:explore` a random exploration point."
+            ),
+            generation="level",
+            member="grid point",
+        ),
+        Identity(
+            tag="afgs",
+            title="Annealed focused grid search (AFGS; Barbero et al., Neurocomputing 2009)",
+            description=(
+                "Annealed focused grid search: a random walk over the grid of each level, "
+                "accepting worse points with a temperature that decreases, then the next level "
+                "zooms in. User attrs `psms:level` and `psms:step` (position in the level's "
+                "walk)."
+            ),
+            generation="level",
+            member="walk step",
+        ),
+    )
     _settings: GridSettings
 
     def __init__(
@@ -156,9 +183,12 @@ class FocusedGridSampler(PopulationSampler):
             stuck,
         )
         super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
-        # Records of the two modes are not interchangeable.
-        self.algorithm = "dfgs" if mode == "deterministic" else "afgs"
         self._warned = False
+
+    @property
+    def identity(self) -> Identity:
+        # Records of the two modes are not interchangeable: each has its own tag.
+        return self.identities[self._settings.mode != "deterministic"]
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> Strategy:
         settings = self._settings

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from optuna_psms.samplers._adapter import PopulationSampler
+from optuna_psms.samplers._identity import Identity
 from optuna_psms.samplers.core.base import Dim
 from optuna_psms.samplers.core.pattern import PatternSettings
 from optuna_psms.samplers.core.pattern import PatternStrategy
@@ -93,7 +94,20 @@ class PatternSearchSampler(PopulationSampler):
             restarts, so any budget is used).
     """
 
-    algorithm = "pattern"
+    identities = (
+        Identity(
+            tag="pattern",
+            title="Pattern search model selection (PATSMS; Escalante, Montes & Sucar, JMLR 2009)",
+            description=(
+                "Pattern search (PATSMS): around the best point so far, a sweep evaluates the "
+                "points one step away along each coordinate (both signs); the step is halved "
+                "after a sweep without improvement. User attrs `psms:sweep`, `psms:point` "
+                "(pattern column), `psms:step`; `psms:explore` marks a random exploration point."
+            ),
+            generation="sweep",
+            member="pattern point",
+        ),
+    )
     _settings: PatternSettings
 
     def __init__(

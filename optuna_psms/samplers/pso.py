@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from optuna_psms.samplers._adapter import PopulationSampler
+from optuna_psms.samplers._identity import Identity
 from optuna_psms.samplers.core.base import Dim
 from optuna_psms.samplers.core.pso import PSOSettings
 from optuna_psms.samplers.core.pso import PSOStrategy
@@ -124,7 +125,21 @@ class PSOSampler(PopulationSampler):
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
 
-    algorithm = "pso"
+    identities = (
+        Identity(
+            tag="pso",
+            title="Particle swarm model selection (PSMS; Escalante, Montes & Sucar, JMLR 2009)",
+            description=(
+                "Particle swarm optimisation (PSMS, Escalante et al. 2009): a swarm of particles "
+                "flies through the unit box of all parameters, each pulled towards its own best "
+                "and the swarm's best position. Trial `n` is particle `n % swarm_size` at "
+                "iteration `n // swarm_size`: user attrs `psms:particle` and `psms:iteration`."
+            ),
+            generation="iteration",
+            member="particle",
+            persistent_members=True,
+        ),
+    )
     _settings: PSOSettings
 
     def __init__(

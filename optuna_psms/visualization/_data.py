@@ -16,6 +16,7 @@ from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 
 from optuna_psms.samplers import _records
+from optuna_psms.samplers._registry import identities
 
 
 #: optuna-dashboard draws a user-defined figure in a box 450 pixels high.
@@ -24,16 +25,18 @@ HEIGHT = 450
 TOP_LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0}
 MARGIN = {"l": 60, "r": 20, "t": 100, "b": 50}
 
-#: algorithm tag -> (sampler, what a generation is called, what a member is called)
-ALGORITHMS: dict[str, tuple[str, str, str]] = {
-    "pso": ("PSOSampler", "iteration", "particle"),
-    "pattern": ("PatternSearchSampler", "sweep", "pattern point"),
-    "dfgs": ("FocusedGridSampler", "level", "grid point"),
-    "afgs": ("FocusedGridSampler", "level", "walk step"),
-    "umda": ("UMDASampler", "generation", "sample"),
-    "bumda": ("BUMDASampler", "generation", "sample"),
-    "drs": ("DynamicRandomSampler", "batch", "sample"),
-}
+
+def _labels() -> dict[str, tuple[str, str, str]]:
+    """Algorithm tag -> (sampler class, what a generation is called, what a member is
+    called), as each sampler class says (:func:`optuna_psms.samplers._registry.identities`)."""
+    return {
+        tag: (cls, identity.generation, identity.member)
+        for tag, (cls, identity) in identities().items()
+    }
+
+
+#: Algorithm tag -> (sampler class, generation label, member label).
+ALGORITHMS: dict[str, tuple[str, str, str]] = _labels()
 
 
 @dataclass(slots=True)
@@ -63,6 +66,12 @@ class Population:
     @property
     def generation_label(self) -> str:
         return ALGORITHMS.get(self.algorithm, ("", "generation", ""))[1]
+
+    @property
+    def persistent_members(self) -> bool:
+        """Whether members persist across generations (PSO's particles: trajectories)."""
+        known = identities().get(self.algorithm)
+        return known is not None and known[1].persistent_members
 
     @property
     def member_label(self) -> str:

@@ -202,7 +202,7 @@ def plot_population(study: Study, params: Sequence[str] | None = None) -> go.Fig
     other = [i for i, r in enumerate(rows) if r.value is None]
     traces: list[go.Scatter] = []
 
-    if pop.algorithm == "pso":  # particles persist: draw their trajectories
+    if pop.persistent_members:  # particles persist: draw their trajectories
         tx: list[Any] = []
         ty: list[Any] = []
         paths: dict[tuple[int, int], list[int]] = {}
