@@ -17,7 +17,7 @@ from typing import Any
 
 
 def _say(line: str) -> None:
-    """``line`` on stderr, after what stdout holds (as ``optuna_psms.cli._common.warn``)."""
+    """``line`` on stderr, after what stdout holds (as :func:`optuna_psms._messages.say`)."""
     sys.stdout.flush()
     print(line, file=sys.stderr, flush=True)
 

@@ -90,7 +90,7 @@ from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from optuna_psms import FocusedGridSampler
-from optuna_psms.cli._data import load_dataset
+from optuna_psms.fms.datasets import load_dataset
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -29,7 +29,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.model_selection import train_test_split
 
 from optuna_psms import FullModelSelector
-from optuna_psms.cli._data import load_dataset
+from optuna_psms.fms.datasets import load_dataset
 from optuna_psms.fms.estimators import RankSelector
 
 

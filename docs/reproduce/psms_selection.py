@@ -36,8 +36,8 @@ from sklearn.metrics import balanced_accuracy_score
 from sklearn.model_selection import train_test_split
 
 from optuna_psms import FullModelSelector
-from optuna_psms.cli._data import load_dataset
 from optuna_psms.fms import make_objective
+from optuna_psms.fms.datasets import load_dataset
 
 
 def _ber(model: object, x: object, y: np.ndarray) -> float:

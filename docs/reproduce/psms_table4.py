@@ -54,7 +54,7 @@ from sklearn.svm import SVC
 
 from optuna_psms import FullModelSelector
 from optuna_psms import FullModelSpace
-from optuna_psms.cli._data import load_dataset
+from optuna_psms.fms.datasets import load_dataset
 from optuna_psms.fms.space import PREPROCESSORS
 
 

@@ -174,7 +174,7 @@ def load_set(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
         return make_data(100, n_features, informative=n_relevant, class_sep=2.0, seed=seed)
     if name == "highdim":
         return make_data(100, 10_000, informative=5, class_sep=2.0, seed=seed)
-    from optuna_psms.cli._data import load_dataset
+    from optuna_psms.fms.datasets import load_dataset
 
     source = {"cancer": "sklearn:breast_cancer", "wine": "sklearn:wine"}.get(name, f"keel:{name}")
     x, y = load_dataset(source)

@@ -35,11 +35,19 @@ from optuna_psms.cli._common import TRACEBACK_ENV
 from optuna_psms.cli._common import TRACEBACK_HINT
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._common import warn
-from optuna_psms.cli._data import load_csv
-from optuna_psms.cli._data import load_dataset
 
 
-__all__ = ["COMMANDS", "UserError", "build_parser", "load_csv", "load_dataset", "main"]
+__all__ = ["COMMANDS", "UserError", "build_parser", "main"]
+
+
+def __getattr__(name: str) -> Any:
+    # Dataset loading moved to the library (optuna_psms.fms.datasets); the old names stay.
+    if name in ("load_csv", "load_dataset"):
+        from optuna_psms.fms import datasets
+
+        return getattr(datasets, name)
+    raise AttributeError(f"module 'optuna_psms.cli' has no attribute {name!r}")
+
 
 #: Subcommand modules, in ``--help`` order; each has ``register(subparsers)``.
 COMMANDS: tuple[str, ...] = (

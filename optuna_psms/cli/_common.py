@@ -9,6 +9,8 @@ import sys
 import tempfile
 from typing import Any
 
+from optuna_psms._messages import InputError
+from optuna_psms._messages import say
 from optuna_psms.samplers._registry import SAMPLERS
 
 
@@ -21,33 +23,11 @@ TRACEBACK_HINT = "(rerun with --traceback to see where it came from)"
 TRACEBACK_ENV = "OPTUNA_PSMS_TRACEBACK"
 
 
-class UserError(Exception):
-    """A mistake in the command line or its inputs: reported in one line, exit code 2.
-
-    Args:
-        message: The line (its first line is printed).
-        original: The exception it was converted from, when it came out of the work itself
-            (the search, a refit, a prediction) and not out of one of the command's own
-            checks: the line then ends with :data:`TRACEBACK_HINT`, and ``--traceback``
-            prints this exception's traceback.
-    """
-
-    def __init__(self, message: str, *, original: BaseException | None = None) -> None:
-        super().__init__(message)
-        self.original = original
-
-
-def warn(line: str) -> None:
-    """Print ``line`` (a warning, a note, an error or the interrupted line) to stderr, after
-    flushing stdout.
-
-    Read through a pipe (``optuna-psms select ... 2>&1 | tee log``), stdout is block-buffered
-    and stderr is not: unflushed, a warning came before the stdout lines printed above it
-    (the small-data caution above the scores it qualifies). Every line the commands write
-    to stderr goes through here, so both streams keep the order of the prints.
-    """
-    sys.stdout.flush()
-    print(line, file=sys.stderr, flush=True)
+#: A mistake in the command line or its inputs: reported in one line, exit code 2 (the
+#: library's :class:`~optuna_psms._messages.InputError`, which the workflow raises).
+UserError = InputError
+#: One line to stderr after flushing stdout (:func:`optuna_psms._messages.say`).
+warn = say
 
 
 def show_progress_bar(args: argparse.Namespace) -> bool:

@@ -15,8 +15,8 @@ from optuna_psms.cli._common import comma_list
 from optuna_psms.cli._common import REGRESSOR_NAMES
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._common import warn
-from optuna_psms.cli._data import data_digest
-from optuna_psms.cli._holdout import split
+from optuna_psms.fms.datasets import data_digest
+from optuna_psms.fms.holdout import split
 
 
 def search_settings(args: argparse.Namespace, X: Any, y: Any) -> dict[str, Any]:

@@ -12,9 +12,9 @@ from typing import Any
 
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._common import warn
-from optuna_psms.cli._holdout import shown
 from optuna_psms.cli._interrupt import resume_hint
 from optuna_psms.cli._select_model import selector
+from optuna_psms.fms.holdout import shown
 
 
 def failed_words(trials: list[Any]) -> str:

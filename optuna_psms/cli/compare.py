@@ -1,7 +1,7 @@
 """``optuna-psms compare``: several samplers x seeds on one objective.
 
 The arguments are declared here with the standard library only, so that ``optuna-psms
---help`` imports nothing heavy; the command itself is :func:`optuna_psms.compare._cli.run`.
+--help`` imports nothing heavy; the command itself is :func:`optuna_psms.cli._compare.run`.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``optuna-psms compare`` (imports Optuna and the comparison code on first use)."""
-    from optuna_psms.compare import _cli
+    from optuna_psms.cli import _compare
 
-    return _cli.run(args)
+    return _compare.run(args)
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:

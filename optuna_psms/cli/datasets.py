@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from optuna_psms.cli._data import dataset_table
+from optuna_psms.cli._common import require_fms
 
 
 def register(sub: Any) -> None:
@@ -24,6 +24,9 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the table, filtered by ``args.word``."""
+    require_fms()
+    from optuna_psms.fms.datasets import dataset_table
+
     every = dataset_table()
     rows = every
     if args.word:

@@ -194,12 +194,12 @@ def _drop_extra_columns(model: Any, X: Any, keep: list[str]) -> Any:
 def _read_data(args: argparse.Namespace, model: Any, keep: list[str]) -> tuple[Any, Any]:
     """The rows to predict (without the ``--drop`` columns) and the ``--keep`` columns
     (``None`` without ``--keep``)."""
-    from optuna_psms.cli._data import check_columns
-    from optuna_psms.cli._data import drop_columns
-    from optuna_psms.cli._data import drop_names
-    from optuna_psms.cli._data import load_dataset
-    from optuna_psms.cli._data import read_csv
-    from optuna_psms.cli._data import text_columns
+    from optuna_psms.fms.datasets import check_columns
+    from optuna_psms.fms.datasets import drop_columns
+    from optuna_psms.fms.datasets import drop_names
+    from optuna_psms.fms.datasets import load_dataset
+    from optuna_psms.fms.datasets import read_csv
+    from optuna_psms.fms.datasets import text_columns
 
     def check_keep(X: Any, where: str) -> None:
         # Whether each exists first: "has the name of an output column" for a column the
@@ -274,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
     require_fms()
     import pandas as pd
 
-    from optuna_psms.cli._data import drop_names
+    from optuna_psms.fms.datasets import drop_names
 
     model = _load_model(args.model)
     if args.proba and not hasattr(model, "predict_proba"):
@@ -287,7 +287,7 @@ def run(args: argparse.Namespace) -> int:
     _check_model_columns(model, X, args.csv or args.dataset, drop_names(args.drop))
     X = _drop_extra_columns(model, X, keep)
     if args.csv is not None and hasattr(X, "dtypes"):
-        from optuna_psms.cli._data import refuse_infinite
+        from optuna_psms.fms.datasets import refuse_infinite
 
         refuse_infinite(X, args.csv)
     try:

@@ -158,7 +158,7 @@ class ObjectiveSpec:
         if self.kind != "csv":
             return self._describe(shown=False)
         X, y = self.load()
-        from optuna_psms.cli._data import data_digest
+        from optuna_psms.fms.datasets import data_digest
 
         # The digest is of the columns kept: the dropped ones are named by describe().
         named = dataclasses.replace(self, name=f"CSV data {data_digest(X, y)}")
@@ -184,19 +184,20 @@ class ObjectiveSpec:
         return loaded
 
     def _read(self) -> tuple[Any, Any]:
-        from optuna_psms import cli
-        from optuna_psms.cli._data import drop_columns
+        from optuna_psms._messages import InputError
+        from optuna_psms.fms import datasets
+        from optuna_psms.fms.datasets import drop_columns
 
         try:
             if self.kind == "dataset":
-                X, y = cli.load_dataset(self.name)
+                X, y = datasets.load_dataset(self.name)
                 return drop_columns(X, list(self.drop), self.name), y
             if self.kind != "csv":
                 raise ObjectiveError(f"a {self.kind} objective has no data to load")
             if self.target is None:
                 raise ObjectiveError("--csv needs --target COLUMN (the label column)")
-            return cli.load_csv(self.name, self.target, list(self.drop))
-        except cli.UserError as exc:
+            return datasets.load_csv(self.name, self.target, list(self.drop))
+        except InputError as exc:
             raise ObjectiveError(str(exc)) from None
 
     def __getstate__(self) -> dict[str, Any]:

@@ -19,11 +19,7 @@ needs only Optuna; optuna-dashboard is imported lazily and optional.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
-import os
-import sys
 import threading
 from typing import Any
 import warnings
@@ -34,6 +30,7 @@ from optuna.samplers import BaseSampler
 from optuna.study import Study
 
 from optuna_psms import _compat
+from optuna_psms._compat import _dashboard
 
 
 _logger = optuna.logging.get_logger(__name__)
@@ -158,53 +155,13 @@ def write_once(study: Study, sampler: BaseSampler, seed: int) -> None:
         _logger.exception("Could not write the sampler's study attrs or note.")
 
 
-def _note_functions() -> Any:
-    """optuna-dashboard's ``get_note``/``save_note``, or ``None`` without optuna-dashboard.
-
-    ``import optuna_dashboard`` imports its web app, which imports Optuna's importance
-    module, scikit-learn and SciPy: 1-2 s in the first ask of every process, for a note.
-    Its note functions live in ``optuna_dashboard/_note.py``, which needs only Optuna, so
-    unless the package is imported already that file is loaded on its own (about a
-    millisecond, once per study and process); if it cannot be (another layout, another
-    version), the package is imported as usual. The note's storage format stays
-    optuna-dashboard's own either way.
-    """
-    if "optuna_dashboard" in sys.modules:
-        return sys.modules["optuna_dashboard"]  # None when marked as not importable
-    try:
-        spec = importlib.util.find_spec("optuna_dashboard")
-    except (ImportError, ValueError):
-        return None
-    if spec is None:
-        return None
-    try:
-        assert spec.origin is not None
-        path = os.path.join(os.path.dirname(spec.origin), "_note.py")
-        file_spec = importlib.util.spec_from_file_location(_NOTE_MODULE, path)
-        assert file_spec is not None and file_spec.loader is not None
-        module: Any = importlib.util.module_from_spec(file_spec)
-        file_spec.loader.exec_module(module)
-        if callable(module.get_note) and callable(module.save_note):
-            return module
-    except Exception:
-        pass
-    try:
-        return importlib.import_module("optuna_dashboard")
-    except ImportError:
-        return None
-
-
-#: Name under which optuna-dashboard's ``_note.py`` is loaded on its own.
-_NOTE_MODULE = "optuna_psms._dashboard_note"
-
-
 def _users_own(note: str) -> bool:
     """Whether a study's note was written by its user (not empty, not one of ours)."""
     return bool(note.strip()) and not note.startswith(NOTE_HEADING)
 
 
 def _save_note(study: Study, body: str) -> None:
-    notes = _note_functions()
+    notes = _dashboard.note_functions()
     if notes is None:
         return
     existing = notes.get_note(study)
@@ -234,7 +191,7 @@ def _note_section(study: Study, heading: str, text: str, title: str = "full mode
     A note the user wrote is left alone. Never raises: a failure is logged.
     """
     try:
-        notes = _note_functions()
+        notes = _dashboard.note_functions()
         if notes is None:
             return
         existing = notes.get_note(study)

@@ -598,7 +598,7 @@ def test_select_holdout_then_predict(tmp_path: Any, capsys: Any) -> None:
     assert f"CV ber on search data (2-fold): {study.best_value:.4f}" in out
     # The held-out number is the saved pipeline refitted on the search rows, scored on the
     # 20 others: recompute it from the same split.
-    from optuna_psms.cli._holdout import split as _split
+    from optuna_psms.fms.holdout import split as _split
     from optuna_psms.fms.metrics import balanced_error_rate
 
     X, y = load_csv_frame(tmp_path / "data.csv")
@@ -724,13 +724,13 @@ def test_select_initial_pipelines_come_first_and_default_as_the_selector(
 
 
 def load_csv_frame(path: Any) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
-    from optuna_psms.cli import load_csv
+    from optuna_psms.fms.datasets import load_csv
 
     return load_csv(str(path), "label")
 
 
 def _refit_on(model: Any, X: Any, y: Any) -> Any:
-    from optuna_psms.cli.select import _refit
+    from optuna_psms.cli._select_run import _refit
 
     settings = {
         "task": "classification",
@@ -815,7 +815,7 @@ def test_unreachable_grpc_proxy_is_one_line(tmp_path: Any, capsys: Any, monkeypa
 
 
 def test_no_holdout_and_default_seed_from_the_study_name(tmp_path: Any, capsys: Any) -> None:
-    from optuna_psms.cli._study import name_seed
+    from optuna_psms.fms._join import name_seed
 
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/n.db"
@@ -1101,7 +1101,7 @@ def test_dataset_with_missing_labels_is_one_line(
 def test_slow_refit_is_announced(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
     # After the search the progress bar sits at 100 % while the chosen pipeline is refitted
     # on all rows; when its CV took long, a line says so (not for quick pipelines).
-    from optuna_psms.cli import select
+    from optuna_psms.cli import _select_run as select
 
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
@@ -1241,7 +1241,7 @@ def test_ctrl_c_during_the_refit_says_no_model_was_saved(
     # A second Ctrl-C during the refit after a first one stopped the search saved nothing,
     # and the last line said only "optuna-psms: interrupted" (a new user's trial, 26 Nov
     # 2026). Both Ctrl-Cs are simulated: trial 2's CV and the refit raise KeyboardInterrupt.
-    from optuna_psms.cli import select
+    from optuna_psms.cli import _select_run as select
     from optuna_psms.fms import objective as objective_module
     from optuna_psms.fms._folds import run_folds as real
 
@@ -1496,8 +1496,8 @@ def test_two_runs_in_one_second_get_two_studies(
     # Without --study-name the name is made from the data's name and the time to the second;
     # a second run in the same second (other --drop, other data) must not try to join the
     # first one's study. The name is fixed here so both runs make the same one.
+    from optuna_psms.cli import _select_run as select
     from optuna_psms.cli import _study
-    from optuna_psms.cli import select
 
     monkeypatch.setattr(select, "new_study_name", lambda label: f"fms-{label}-20261126-062024")
     _write_csv(tmp_path / "data.csv")

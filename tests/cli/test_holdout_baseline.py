@@ -14,7 +14,7 @@ import optuna
 import pandas as pd
 import pytest
 
-from optuna_psms.cli._holdout import report_held_out
+from optuna_psms.fms.holdout import report_held_out
 
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)

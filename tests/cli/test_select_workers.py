@@ -16,8 +16,8 @@ import optuna
 import pandas as pd
 import pytest
 
+from optuna_psms.cli import _select_run as select_module
 from optuna_psms.cli import main
-from optuna_psms.cli import select as select_module
 
 
 def _write_csv(path: Any, n: int = 80) -> None:

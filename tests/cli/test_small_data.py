@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from optuna_psms.cli import main
-from optuna_psms.cli._holdout import small_data_warning
+from optuna_psms.fms.holdout import small_data_warning
 
 
 def _labels(**counts: int) -> np.ndarray[Any, Any]:

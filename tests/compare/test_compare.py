@@ -700,9 +700,9 @@ def _initial_marks(url: str) -> dict[str, list[Any]]:
 def test_fms_studies_start_from_selects_initial_pipelines_once(tmp_path: Any, capsys: Any) -> None:
     # compare runs the search `select` runs: the four textbook pipelines first, the same in
     # every study (paired), and a resumed comparison does not enqueue them again.
-    from optuna_psms.cli._data import load_dataset
     from optuna_psms.fms import make_objective
     from optuna_psms.fms._initial import default_pipelines
+    from optuna_psms.fms.datasets import load_dataset
 
     url = f"sqlite:///{tmp_path / 'i.db'}"
     argv = ["compare", "--dataset", "sklearn:iris", "--samplers", "random,pso"]

@@ -296,7 +296,7 @@ def _reg_csv(tmp_path: Any) -> tuple[pd.DataFrame, Any]:
 @pytest.mark.slow  # > 2 s on 28 Nov 2026: the default suite stays under 5 min
 def test_cli_regression_task(tmp_path: Any, capsys: Any) -> None:
     from optuna_psms.cli import main
-    from optuna_psms.cli._holdout import split
+    from optuna_psms.fms.holdout import split
 
     frame, csv = _reg_csv(tmp_path)
     y = frame["target"].to_numpy()
@@ -379,7 +379,7 @@ def test_cli_continuous_target_as_classification(tmp_path: Any, capsys: Any) -> 
 
 def test_cli_auto_rule_and_diabetes_dataset(capsys: Any) -> None:
     from optuna_psms.cli import main
-    from optuna_psms.cli._data import load_dataset
+    from optuna_psms.fms.datasets import load_dataset
 
     X, y = load_dataset("sklearn:diabetes")
     assert X.shape == (442, 10) and target_task(y) == "regression"

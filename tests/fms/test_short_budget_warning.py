@@ -11,7 +11,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 
 from optuna_psms.cli import main
-from optuna_psms.compare._cli import _short_budget
+from optuna_psms.cli._compare import _short_budget
 from optuna_psms.fms import FullModelSelector
 from optuna_psms.fms import FullModelSpace
 from optuna_psms.fms._initial import API_ADVICE

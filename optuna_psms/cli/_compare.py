@@ -61,7 +61,7 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str
         return function, None, []
     if args.objective is not None:
         return ObjectiveSpec("callable", args.objective, path=os.getcwd()), None, []
-    from optuna_psms.cli._data import drop_names
+    from optuna_psms.fms.datasets import drop_names
 
     cv = 2 if args.cv is None else args.cv
     metric = "ber" if args.metric is None else args.metric
@@ -80,9 +80,9 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str
         spec = ObjectiveSpec("csv", args.csv, target=args.target, **common)
     else:
         spec = ObjectiveSpec("dataset", args.dataset, **common)
-    from optuna_psms.cli._data import identifier_warnings
-    from optuna_psms.cli._data import text_number_warnings
-    from optuna_psms.cli._holdout import small_data_warning
+    from optuna_psms.fms.datasets import identifier_warnings
+    from optuna_psms.fms.datasets import text_number_warnings
+    from optuna_psms.fms.holdout import small_data_warning
 
     # Loaded here, once (spec.load() keeps the data for the comparison): a --drop naming no
     # column is a mistake of this command, said here, and so is an identifier-like column

