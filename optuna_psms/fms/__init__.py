@@ -9,6 +9,10 @@
   best pipeline.
 * :class:`RegressionSpace` and :class:`FullModelRegressor` - the same for regression;
   :func:`target_task` guesses the task from the target.
+* :func:`select_model` - the whole workflow of ``optuna-psms select`` in one call: a
+  held-out split, the search, an honest held-out score, the refit on all rows
+  (:class:`SelectSettings`, :class:`Selection`); :mod:`optuna_psms.fms.datasets` loads the
+  bundled datasets and CSV files.
 * :func:`export_python` and :func:`trials_table` - a fitted search as a standalone script
   and as a table of trials.
 """
@@ -39,6 +43,9 @@ from optuna_psms.fms.regression import RegressionFeatureMask  # noqa: E402
 from optuna_psms.fms.regression import RegressionRankSelector  # noqa: E402
 from optuna_psms.fms.regression import RegressionSpace  # noqa: E402
 from optuna_psms.fms.regressor import FullModelRegressor  # noqa: E402
+from optuna_psms.fms.select import select_model  # noqa: E402
+from optuna_psms.fms.select import Selection  # noqa: E402
+from optuna_psms.fms.select import SelectSettings  # noqa: E402
 from optuna_psms.fms.selector import FullModelSelector  # noqa: E402
 from optuna_psms.fms.selector import make_sampler  # noqa: E402
 from optuna_psms.fms.selector import SAMPLER_NAMES  # noqa: E402
@@ -51,6 +58,9 @@ from optuna_psms.fms.target import target_task  # noqa: E402
 
 
 __all__ = [
+    "SelectSettings",
+    "Selection",
+    "select_model",
     "BiasClassifier",
     "Component",
     "ComponentTrial",
