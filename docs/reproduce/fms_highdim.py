@@ -52,10 +52,10 @@ from sklearn.datasets import make_classification
 from optuna_psms.benchmarks.bbob import build_sampler
 from optuna_psms.fms import FullModelSpace
 from optuna_psms.fms import make_objective
-from optuna_psms.fms._builtin import _build_xgboost
-from optuna_psms.fms._builtin import _suggest_xgboost
+from optuna_psms.fms.space import build_xgboost
 from optuna_psms.fms.space import Component
 from optuna_psms.fms.space import ComponentTrial
+from optuna_psms.fms.space import suggest_xgboost
 
 
 #: Training rows from which Table 2's ``min_child_weight`` range {1..20} is kept.
@@ -75,7 +75,7 @@ def min_child_weight_range(n_train: int) -> tuple[int, int]:
 
 
 def _suggest_fitting_xgboost(trial: ComponentTrial) -> dict[str, Any]:
-    return _suggest_xgboost(trial, min_child_weight_range(trial.context.n_samples))
+    return suggest_xgboost(trial, min_child_weight_range(trial.context.n_samples))
 
 
 def fitting_xgboost() -> Component:
@@ -83,7 +83,7 @@ def fitting_xgboost() -> Component:
 
     Named ``xgboost`` (parameters ``clf:xgboost:*``); see :func:`min_child_weight_range`.
     """
-    return Component("xgboost", "classifier", _suggest_fitting_xgboost, _build_xgboost)
+    return Component("xgboost", "classifier", _suggest_fitting_xgboost, build_xgboost)
 
 
 def mask_space(

@@ -5,7 +5,7 @@ For each KEEL set and seed: the split of ``docs/reproduce/psms_table4.py``, the 
 random_state=seed,
 initial_pipelines="defaults", ensemble_top=1)``: the same study as that script's rows), then:
 
-1. the ``--pool`` best distinct complete trials (:func:`optuna_psms.fms._reselect.candidates`
+1. the ``--pool`` best distinct complete trials (:func:`optuna_psms.fms.best_distinct_trials`
    order) are scored out of fold on the search's own folds: each pipeline is fitted on one
    fold's training rows and gives its centred positive-class score (0.5 at its own decision
    threshold, as ``psms_ensemble.pipeline_centred``) on the other rows;
@@ -46,13 +46,13 @@ import optuna
 from sklearn.base import clone
 
 from optuna_psms import FullModelSelector
-from optuna_psms.fms._reselect import candidates
+from optuna_psms.fms import best_distinct_trials as candidates
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from psms_ensemble import _ber
-from psms_ensemble import _pair
+from psms_ensemble import ber_of
 from psms_ensemble import centred
+from psms_ensemble import pair_line
 from psms_ensemble import pipeline_centred
 from psms_table4 import _baselines
 from psms_table4 import split
@@ -132,7 +132,7 @@ def run(name: str, seed: int, sampler: str, trials: int, pool: int, steps: int) 
         "trials": len(selector.study_.trials),
         "pool": pool,
         "steps": steps,
-        "test_ber": _ber(np.asarray(y_te), pred),
+        "test_ber": ber_of(np.asarray(y_te), pred),
         "oof_ber": ber01(y, total / steps),
         "chosen": {str(members[i].number): c for i, c in sorted(chosen.items())},
         "seconds": time.perf_counter() - start,
@@ -155,7 +155,7 @@ def summary(rows: list[dict[str, Any]], others: list[dict[str, Any]]) -> list[st
         f"{len(rows)} splits; mean test BER (%) of ensemble selection {statistics.fmean(es):.2f}"
     ]
     c10 = [by[(r["set"], r["seed"], r["sampler"])] for r in rows]
-    out.append(f"centred10 {statistics.fmean(c10):.2f}; ES - centred10: {_pair(es, c10)}")
+    out.append(f"centred10 {statistics.fmean(c10):.2f}; ES - centred10: {pair_line(es, c10)}")
     steps = rows[0]["steps"]
     top = [max(r["chosen"].values()) for r in rows]
     out.append(
@@ -165,8 +165,8 @@ def summary(rows: list[dict[str, Any]], others: list[dict[str, Any]]) -> list[st
     base = [_baselines(*split(name, seed), seed) for name, seed in splits]
     for key in ("svc-grid", "logreg"):
         b = [x[key] for x in base]
-        out.append(f"{key} {statistics.fmean(b):.2f}; ES - {key}: {_pair(es, b)}")
-        out.append(f"  (centred10 - {key}: {_pair(c10, b)})")
+        out.append(f"{key} {statistics.fmean(b):.2f}; ES - {key}: {pair_line(es, b)}")
+        out.append(f"  (centred10 - {key}: {pair_line(c10, b)})")
     return out
 
 

@@ -6,7 +6,7 @@ seeded), ONE search ``FullModelSelector(sampler=s, n_trials=N, cv=2, random_stat
 ensemble_top=1)`` on the training part (``ensemble_top=1``: the single refitted pipeline, the
 selector's behaviour before ``ensemble_top`` existed and defaulted to 10), then the ``K``
 best distinct complete trials of that study (the selector's refitted trial first, then
-:func:`optuna_psms.fms._reselect.candidates` order) are each refitted on the whole training
+:func:`optuna_psms.fms.best_distinct_trials` order) are each refitted on the whole training
 part with the package's own refit (``fit_trial``) and combined
 on the test part. The rules, all scored by test BER (%), for every ``K`` of ``--ks``:
 
@@ -66,7 +66,7 @@ from scipy.stats import wilcoxon
 from sklearn.metrics import balanced_accuracy_score
 
 from optuna_psms import FullModelSelector
-from optuna_psms.fms._reselect import candidates
+from optuna_psms.fms import best_distinct_trials as candidates
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -77,7 +77,7 @@ from psms_table4 import split
 RULES = ("hard", "soft", "prior", "centred")
 
 
-def _ber(y: NDArray[Any], pred: NDArray[Any]) -> float:
+def ber_of(y: NDArray[Any], pred: NDArray[Any]) -> float:
     return 100.0 * (1.0 - float(balanced_accuracy_score(y, pred)))
 
 
@@ -201,10 +201,10 @@ def _run(
     preds = [np.asarray(m.predict(x_te)) for m in fitted]
     probas = [m.predict_proba(x_te) for m in fitted]
     scores = [centred(m, x_te) for m in fitted]
-    test: dict[str, float] = {"sel": _ber(y_te, np.asarray(selector.predict(x_te)))}
+    test: dict[str, float] = {"sel": ber_of(y_te, np.asarray(selector.predict(x_te)))}
     for k in ks:
         for rule, pred in vote(preds[:k], probas[:k], classes, prior, scores[:k]).items():
-            test[f"{rule}{k}"] = _ber(y_te, pred)
+            test[f"{rule}{k}"] = ber_of(y_te, pred)
     row: dict[str, Any] = {
         "set": name,
         "seed": seed,
@@ -213,7 +213,7 @@ def _run(
         "n_members": len(fitted),
         "members": [m.best_trial_.number for m in fitted],
         "member_cv_ber": [100.0 * m.best_loss_ for m in fitted],
-        "member_test_ber": [_ber(y_te, p) for p in preds],
+        "member_test_ber": [ber_of(y_te, p) for p in preds],
         "test_ber": test,
         "seconds": {"search": searched, "total": time.perf_counter() - start},
     }
@@ -240,7 +240,7 @@ def _run(
     return row
 
 
-def _pair(a: list[float], b: list[float]) -> str:
+def pair_line(a: list[float], b: list[float]) -> str:
     d = [x - y for x, y in zip(a, b)]
     w, lo = sum(x < 0 for x in d), sum(x > 0 for x in d)
     se = statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else math.nan
@@ -312,13 +312,13 @@ def summary(
             if k == "hard1":
                 continue
             v = [by[(*sp, s)][k] for sp in splits]
-            print(f"{s} {k} vs {s} hard1: {_pair(v, one)}")
+            print(f"{s} {k} vs {s} hard1: {pair_line(v, one)}")
     for s in samplers:
         for k in keys:
             v = [by[(*sp, s)][k] for sp in splits]
-            rest = [f"{o} K=1 {_pair(v, [by[(*sp, o)]['hard1'] for sp in splits])}"
+            rest = [f"{o} K=1 {pair_line(v, [by[(*sp, o)]['hard1'] for sp in splits])}"
                     for o in samplers if o != s]  # fmt: skip
-            rest += [f"{b} {_pair(v, [baselines[sp][b] for sp in splits])}"
+            rest += [f"{b} {pair_line(v, [baselines[sp][b] for sp in splits])}"
                      for b in ("logreg", "svc-grid")]  # fmt: skip
             print(f"{s} {k}: " + "; ".join(rest))
 
@@ -374,7 +374,7 @@ def paper_table(
                 f" | {100 * lo / len(sps):.1f}% | {pv:.3g} |"
             )
         x = [by[(*sp, a)][key] for sp in splits]
-        out.append(f"paired {a} - {b}: {_pair(x, [by[(*sp, b)][key] for sp in splits])}")
+        out.append(f"paired {a} - {b}: {pair_line(x, [by[(*sp, b)][key] for sp in splits])}")
     return out
 
 

@@ -54,10 +54,10 @@ from optuna_psms import FullModelSelector
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from psms_ensemble import _ber
-from psms_ensemble import _pair
+from psms_ensemble import ber_of
 from psms_ensemble import centred
 from psms_ensemble import members
+from psms_ensemble import pair_line
 from psms_ensemble import vote
 from psms_table4 import baseline_models
 from psms_table4 import encode
@@ -98,9 +98,9 @@ def run(name: str, seed: int, trials: int, k: int = 10, folds: int = 5) -> dict[
     models = {key: m.fit(a, y_tr) for key, m in baseline_models(seed).items()}
     svc = models["svc-grid"].best_estimator_
     test = {
-        "vote": _ber(y_te, vote_predict(fitted, x_te, prior)),
-        "svc": _ber(y_te, models["svc-grid"].predict(b)),
-        "logreg": _ber(y_te, models["logreg"].predict(b)),
+        "vote": ber_of(y_te, vote_predict(fitted, x_te, prior)),
+        "svc": ber_of(y_te, models["svc-grid"].predict(b)),
+        "logreg": ber_of(y_te, models["logreg"].predict(b)),
     }
     bers: dict[str, list[float]] = {"vote": [], "svc": []}
     kfold = StratifiedKFold(folds, shuffle=True, random_state=seed + 1000)
@@ -115,9 +115,9 @@ def run(name: str, seed: int, trials: int, k: int = 10, folds: int = 5) -> dict[
             ).fit_trial(x_tr.iloc[train], y_tr[train], selector.study_, m.best_trial_)
             for m in fitted
         ]
-        bers["vote"].append(_ber(y_tr[held], vote_predict(refitted, x_tr.iloc[held], prior)))
+        bers["vote"].append(ber_of(y_tr[held], vote_predict(refitted, x_tr.iloc[held], prior)))
         one = clone(svc).fit(a.iloc[train], y_tr[train])
-        bers["svc"].append(_ber(y_tr[held], one.predict(a.iloc[held])))
+        bers["svc"].append(ber_of(y_tr[held], one.predict(a.iloc[held])))
     cv = {key: statistics.fmean(v) for key, v in bers.items()}
     chosen = choose(cv["vote"], cv["svc"])
     test["choice"] = test[chosen]
@@ -151,7 +151,7 @@ def compare(rows: list[dict[str, Any]], a: str, b: str) -> tuple[float, int, int
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         p = 1.0 if wins + losses == 0 else float(wilcoxon(x, y).pvalue)
-    return statistics.fmean(d), wins, losses, f"{a} - {b}: {_pair(x, y)}, Wilcoxon p {p:.3g}"
+    return statistics.fmean(d), wins, losses, f"{a} - {b}: {pair_line(x, y)}, Wilcoxon p {p:.3g}"
 
 
 def collections(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -298,8 +298,8 @@ def sized(rows: list[dict[str, Any]], smaller: list[dict[str, Any]]) -> list[str
             p = float(wilcoxon(here, other).pvalue) if here != other else 1.0
         out += [
             f"\nthe same {len(both)} (set, seed) at the other size: vote - svc there "
-            f"{_pair([t['vote'] for t in there], [t['svc'] for t in there])}",
-            f"vote - svc here minus there: {_pair(here, other)}, Wilcoxon p {p:.3g}",
+            f"{pair_line([t['vote'] for t in there], [t['svc'] for t in there])}",
+            f"vote - svc here minus there: {pair_line(here, other)}, Wilcoxon p {p:.3g}",
         ]
     return out
 

@@ -49,7 +49,7 @@ from optuna_psms.fms.estimators import BiasClassifier
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from psms_ensemble import _pair
+from psms_ensemble import pair_line
 from psms_table4 import split
 
 
@@ -104,8 +104,8 @@ def main(argv: list[str] | None = None) -> None:
         col = {m: [r[(label, m)] for r in runs] for m in MODES}
         means = " | ".join(f"{statistics.fmean(col[m]):.2f}" for m in MODES)
         print(
-            f"| {label} | {means} | {_pair(col['none'], col['train'])} "
-            f"| {_pair(col['oof'], col['train'])} |"
+            f"| {label} | {means} | {pair_line(col['none'], col['train'])} "
+            f"| {pair_line(col['oof'], col['train'])} |"
         )
 
 

@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from psms_ensemble import _pair
+from psms_ensemble import pair_line
 
 
 def ber(y: NDArray[Any], pred: NDArray[Any]) -> float:
@@ -125,7 +125,7 @@ def table(
                 new = [results[(*sp, s)][rule] for sp in splits]
                 old = [results[(*sp, s)]["centred10"] for sp in splits]
                 means.append(statistics.fmean(a - b for a, b in zip(new, old)))
-                parts.append(f"{s} {_pair(new, old)}")
+                parts.append(f"{s} {pair_line(new, old)}")
             cells.append(f"{statistics.fmean(means):+.2f} ({'; '.join(parts)})")
         lines.append(f"| {rule} | " + " | ".join(cells) + " |")
     return lines

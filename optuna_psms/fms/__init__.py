@@ -22,6 +22,7 @@ from optuna_psms._extras import require
 
 require("fms", "optuna_psms.fms (full model selection)")
 
+from optuna_psms.fms._reselect import candidates as best_distinct_trials  # noqa: E402
 from optuna_psms.fms.data import encode_labels  # noqa: E402
 from optuna_psms.fms.data import TabularEncoder  # noqa: E402
 from optuna_psms.fms.estimators import BiasClassifier  # noqa: E402
@@ -58,6 +59,7 @@ from optuna_psms.fms.target import target_task  # noqa: E402
 
 
 __all__ = [
+    "best_distinct_trials",
     "SelectSettings",
     "Selection",
     "select_model",

@@ -86,6 +86,12 @@ from optuna_psms.fms._component import SpaceContext as SpaceContext
 from optuna_psms.fms.estimators import BiasClassifier
 
 
+#: The built-in XGBoost classifier's suggestion (with a ``min_child_weight`` range argument)
+#: and build functions, for a custom XGBoost :class:`Component`.
+suggest_xgboost = _suggest_xgboost
+build_xgboost = _build_xgboost
+
+
 # ------------------------------------------------------------------------- the space
 @dataclasses.dataclass(frozen=True)
 class PipelineSpec:
