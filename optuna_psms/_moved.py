@@ -35,6 +35,12 @@ MOVED: dict[str, str] = {
     "optuna_psms._grid": "optuna_psms.samplers.grid",
     "optuna_psms._eda": "optuna_psms.samplers.eda",
     "optuna_psms._dynamic_random": "optuna_psms.samplers.dynamic_random",
+    "optuna_psms._ctrl_c": "optuna_psms._compat._interrupted",
+    "optuna_psms._meta_score": "optuna_psms.meta._score",
+    "optuna_psms.cli._data": "optuna_psms.fms.datasets",
+    "optuna_psms.cli._holdout": "optuna_psms.fms.holdout",
+    "optuna_psms.cli._study": "optuna_psms.fms._join",
+    "optuna_psms.compare._cli": "optuna_psms.cli._compare",
 }
 
 

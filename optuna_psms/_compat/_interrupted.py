@@ -1,4 +1,5 @@
-"""The trials a Ctrl-C leaves ``RUNNING``: remember those this process starts, fail them after.
+"""Ctrl-C, in one place: the trials it leaves ``RUNNING``, the line said while trials finish,
+and the handler of a comparison's worker processes.
 
 Optuna fails the trial whose objective a Ctrl-C (``KeyboardInterrupt``) cuts. A Ctrl-C that
 lands in Optuna's own code instead (in the sampler while ``study.ask`` prepares the trial, or
@@ -28,6 +29,7 @@ Optuna too (``tests/compat/test_interrupted_trials.py``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextlib import nullcontext
@@ -36,6 +38,8 @@ import threading
 from types import TracebackType
 from typing import Any
 from typing import TYPE_CHECKING
+
+from optuna_psms._messages import say
 
 
 if TYPE_CHECKING:
@@ -287,7 +291,7 @@ def trials_failed_on_ctrl_c(storage: Any, *, n_jobs: int) -> Iterator[StartedTri
 
     Within the block, :class:`StartedTrials` records the trials started in ``storage``; with
     ``n_jobs`` other than 1 the first Ctrl-C that lands while trials are in progress says at
-    once that the search waits for them (:func:`optuna_psms._ctrl_c.say_when_trials_finish`).
+    once that the search waits for them (:func:`say_when_trials_finish`).
     On a ``KeyboardInterrupt``, or an exception raised while Python handled one
     (:func:`cut_by_ctrl_c`, re-raised as a ``KeyboardInterrupt`` from it), the trials started
     here and still ``RUNNING`` are failed (``fms:interrupted``) before it propagates, so the
@@ -298,7 +302,6 @@ def trials_failed_on_ctrl_c(storage: Any, *, n_jobs: int) -> Iterator[StartedTri
         storage: The storage object of the study (see :class:`StartedTrials`).
         n_jobs: The search's ``n_jobs``.
     """
-    from optuna_psms._ctrl_c import say_when_trials_finish
 
     started = StartedTrials(storage)
     finishing: Any = say_when_trials_finish(started.in_progress) if n_jobs != 1 else nullcontext()
@@ -313,3 +316,88 @@ def trials_failed_on_ctrl_c(storage: Any, *, n_jobs: int) -> Iterator[StartedTri
             raise
         started.fail_running()
         raise KeyboardInterrupt from exc
+
+
+# ---- the line said while trials in threads finish (select, fit with n_jobs > 1)
+def finishing_line(n_running: int) -> str:
+    """The line said at once when the first Ctrl-C lands while ``n_running`` trials run in
+    threads (``--n-jobs`` / ``n_jobs`` above 1): the search waits for them, and a second
+    Ctrl-C fails them."""
+    trials = "the trial" if n_running == 1 else f"the {n_running} trials"
+    return (
+        f"optuna-psms: Ctrl-C: the search stops once {trials} in progress "
+        f"finish{'es' if n_running == 1 else ''} (Ctrl-C again fails "
+        f"{'it' if n_running == 1 else 'them'} instead)"
+    )
+
+
+@contextmanager
+def say_when_trials_finish(in_progress: Callable[[], int]) -> Iterator[None]:
+    """Within the block, the first Ctrl-C that lands while trials are in progress prints
+    :func:`finishing_line` on stderr before it raises ``KeyboardInterrupt`` as before.
+
+    With ``n_jobs`` above 1 Optuna runs the trials in threads and the main thread, where a
+    Ctrl-C lands, waits for them; the interrupt makes it leave Optuna's thread pool, which
+    waits for the trials in progress to end (a whole CV each) with nothing printed, as if the
+    command hung. The line says so at once. Each Ctrl-C is then handled by the handler that
+    was in place (``KeyboardInterrupt``), the line is said once, and nothing is said when no
+    trial is in progress (the Ctrl-C stops at once).
+
+    Outside the main thread, or when the SIGINT handler is not a Python function, nothing is
+    changed.
+
+    Args:
+        in_progress: The number of trials in progress; called in the signal handler, so it
+            must not block (:meth:`~optuna_psms._compat._interrupted.StartedTrials.in_progress`).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):
+        yield
+        return
+    said: list[bool] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        if not said:
+            n_running = in_progress()
+            if n_running > 0:
+                said.append(True)
+                try:
+                    say(finishing_line(n_running))
+                except (OSError, RuntimeError):  # stderr closed, or a reentrant write
+                    pass
+        previous(signum, frame)
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+# ---- a comparison's main process: the first Ctrl-C stops, the second interrupts
+@contextmanager
+def sigint_handler(handler: Any) -> Iterator[None]:
+    """Install a SIGINT handler for the block (main thread only; elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def stop_on_sigint(stop: Any) -> Callable[[int, Any], None]:
+    """First Ctrl-C: ask the running studies to stop after their current trial. Second:
+    KeyboardInterrupt at once."""
+
+    def handler(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    return handler

@@ -1,14 +1,14 @@
 """What ``select`` says when Ctrl-C stops it: how to resume the study, when Ctrl-C cut the
 steps after the search, that no model was saved, and when it cut the dashboard figures after
 the save, that the model was saved. (That the trials in progress finish first, with
-``--n-jobs`` above 1, ``fit`` says: :mod:`optuna_psms._ctrl_c`.)"""
+``--n-jobs`` above 1, ``fit`` says: :mod:`optuna_psms._compat._interrupted`.)"""
 
 from __future__ import annotations
 
 import argparse
 import os
 
-from optuna_psms._ctrl_c import finishing_line as finishing_line  # moved: fit says it too
+from optuna_psms._compat._interrupted import finishing_line as finishing_line
 from optuna_psms.cli._select_args import DEFAULT_OUTPUT
 
 

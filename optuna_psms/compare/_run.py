@@ -8,9 +8,7 @@ attrs, storage, creating them): :mod:`optuna_psms.compare._studies`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from collections.abc import Iterator
 import concurrent.futures
-import contextlib
 from dataclasses import dataclass
 import multiprocessing
 import queue
@@ -22,7 +20,9 @@ import optuna
 from optuna.trial import TrialState
 
 from optuna_psms._compat._interrupted import cut_by_ctrl_c
+from optuna_psms._compat._interrupted import sigint_handler
 from optuna_psms._compat._interrupted import StartedTrials
+from optuna_psms._compat._interrupted import stop_on_sigint
 from optuna_psms.compare._objective import Objective
 from optuna_psms.compare._objective import ObjectiveSpec
 from optuna_psms.compare._studies import _complete
@@ -163,31 +163,6 @@ def _run_in_worker(
 # ---- main side -----------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _sigint(handler: Any) -> Iterator[None]:
-    """Install a SIGINT handler for the block (main thread only; elsewhere a no-op)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def _stop_on_sigint(stop: Any) -> Callable[[int, Any], None]:
-    """First Ctrl-C: ask the running studies to stop after their current trial. Second:
-    KeyboardInterrupt at once."""
-
-    def handler(signum: int, frame: Any) -> None:
-        if stop.is_set():
-            raise KeyboardInterrupt
-        stop.set()
-
-    return handler
-
-
 def execute(
     todo: list[Task],
     objective: ObjectiveSpec | Objective,
@@ -214,7 +189,7 @@ def execute(
         local_stop = threading.Event()
         started = StartedTrials(storage)
         try:
-            with _sigint(_stop_on_sigint(local_stop)), started:
+            with sigint_handler(stop_on_sigint(local_stop)), started:
                 for task in todo:
                     built = _build(objective, task.seed)
                     outcome = _top_up(
@@ -244,7 +219,7 @@ def execute(
     ) as pool:
         # Workers are started by submit(); started with SIGINT ignored, they keep ignoring
         # it (Ctrl-C in a terminal reaches the whole process group) and stop on `stop`.
-        with _sigint(signal.SIG_IGN):
+        with sigint_handler(signal.SIG_IGN):
             futures = [
                 pool.submit(_run_in_worker, t, objective, storage_url, publish_every) for t in todo
             ]
@@ -257,7 +232,7 @@ def execute(
                 except queue.Empty:
                     return
 
-        with _sigint(_stop_on_sigint(stop)):
+        with sigint_handler(stop_on_sigint(stop)):
             while pending:
                 done, pending = concurrent.futures.wait(
                     pending, timeout=0.2, return_when=concurrent.futures.FIRST_COMPLETED

@@ -41,12 +41,12 @@ from typing import TypeAlias
 
 import optuna
 
-from optuna_psms._meta_score import _CLASSES as _CLASSES
-from optuna_psms._meta_score import evaluate as evaluate
-from optuna_psms._meta_score import Regret as Regret
-from optuna_psms._meta_score import suite_problems as suite_problems
 from optuna_psms.benchmarks._args import positive_int
 from optuna_psms.benchmarks.bbob import build_sampler
+from optuna_psms.meta._score import _CLASSES as _CLASSES
+from optuna_psms.meta._score import evaluate as evaluate
+from optuna_psms.meta._score import Regret as Regret
+from optuna_psms.meta._score import suite_problems as suite_problems
 from optuna_psms.samplers.core.pso import TOPOLOGIES
 from optuna_psms.samplers.dynamic_random import DynamicRandomSampler
 from optuna_psms.samplers.eda import BUMDASampler
