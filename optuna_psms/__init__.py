@@ -10,11 +10,10 @@ importing a sampler does not import scikit-learn.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
 from typing import TYPE_CHECKING
 
 from optuna_psms import _extras
+from optuna_psms import _lazy
 from optuna_psms import _moved
 from optuna_psms.samplers import __all__ as _samplers_all
 
@@ -71,14 +70,4 @@ if _extras.missing("fms"):  # the core alone: `from optuna_psms import *` gives 
     __all__ = [n for n in __all__ if _LAZY.get(n) != "optuna_psms.fms"]
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(module), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'optuna_psms' has no attribute {name!r}")
+__getattr__, __dir__ = _lazy.attach("optuna_psms", globals(), _LAZY, __all__)

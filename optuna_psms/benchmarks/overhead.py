@@ -130,11 +130,22 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="disable the garbage collector while measuring (isolates the samplers' own cost)",
     )
+    parser.add_argument(
+        "--per-attribute-writes",
+        action="store_true",
+        help="write a trial's attributes one call each, as Optuna's public API does (measures "
+        "what optuna_psms._compat's one write per trial saves on SQLite)",
+    )
     args = parser.parse_args(argv)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if args.per_attribute_writes:
+        from optuna_psms._compat import _write
+
+        _write.BATCHED = False
     print(
         f"optuna {optuna.__version__}; instant objective {args.objective}"
         + ("; garbage collector off" if args.no_gc else "")
+        + ("; one write per attribute" if args.per_attribute_writes else "")
     )
     print(
         f"{'storage':8} {'trials':>7} {'sampler':11} {'ms/trial':>9} {'early':>9} "

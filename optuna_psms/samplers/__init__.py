@@ -11,9 +11,9 @@ Optuna-free numerical cores (one module per algorithm, readable beside its paper
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
 from typing import TYPE_CHECKING
+
+from optuna_psms import _lazy
 
 
 if TYPE_CHECKING:
@@ -47,14 +47,4 @@ __all__ = [
 ]
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(module), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'optuna_psms.samplers' has no attribute {name!r}")
+__getattr__, __dir__ = _lazy.attach("optuna_psms.samplers", globals(), _LAZY, __all__)
