@@ -80,6 +80,7 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str
         spec = ObjectiveSpec("csv", args.csv, target=args.target, **common)
     else:
         spec = ObjectiveSpec("dataset", args.dataset, **common)
+    from optuna_psms.fms._join import StudySettings
     from optuna_psms.fms.datasets import identifier_warnings
     from optuna_psms.fms.datasets import text_number_warnings
     from optuna_psms.fms.holdout import small_data_warning
@@ -90,7 +91,7 @@ def _spec(args: argparse.Namespace) -> tuple[ObjectiveSpec, str | None, list[str
     X, y = spec.load()
     # Every row is searched (no hold-out): only the CV part of select's caution applies, on
     # the rows each trial draws with --subsample.
-    settings = {"task": "classification", "cv": cv, "metric": metric, "subsample": subsample}
+    settings = StudySettings(cv=cv, metric=metric, subsample=subsample)
     columns = identifier_warnings(X) + text_number_warnings(X)
     return spec, small_data_warning(settings, y, None), columns
 

@@ -15,11 +15,12 @@ from optuna_psms.cli._common import comma_list
 from optuna_psms.cli._common import REGRESSOR_NAMES
 from optuna_psms.cli._common import UserError
 from optuna_psms.cli._common import warn
+from optuna_psms.fms._join import StudySettings
 from optuna_psms.fms.datasets import data_digest
 from optuna_psms.fms.holdout import split
 
 
-def search_settings(args: argparse.Namespace, X: Any, y: Any) -> dict[str, Any]:
+def search_settings(args: argparse.Namespace, X: Any, y: Any) -> StudySettings:
     """The settings of the search that a study stores (without the seed a joined study may
     give): the task (``--task auto`` resolved on ``y``) and the checked metric among them.
 
@@ -51,18 +52,18 @@ def search_settings(args: argparse.Namespace, X: Any, y: Any) -> dict[str, Any]:
             raise UserError(
                 f"the target {head.removeprefix('y ')}: use --task regression"
             ) from None
-    return {
-        "data": data_digest(X, y),
-        "task": task,
-        "test_size": float(args.test_size),
-        "cv": int(args.cv),
-        "metric": metric,
-        "subsample": float(args.subsample),
-        "classifiers": classifiers(args, task),
-        "selectors": comma_list(args.selectors),
-        "sampler": args.sampler.lower() if args.sampler else None,
-        "seed": args.seed,
-    }
+    return StudySettings(
+        data=data_digest(X, y),
+        task=task,
+        test_size=float(args.test_size),
+        cv=int(args.cv),
+        metric=metric,
+        subsample=float(args.subsample),
+        classifiers=classifiers(args, task),
+        selectors=comma_list(args.selectors),
+        sampler=args.sampler.lower() if args.sampler else None,
+        seed=args.seed,
+    )
 
 
 #: ``--task auto`` chose a regression for a target with at most this many distinct values:
@@ -200,27 +201,27 @@ def publish_callbacks(every: int) -> list[Any] | None:
     return [PublishCallback(every)]
 
 
-def space(settings: dict[str, Any]) -> Any:
+def space(settings: StudySettings) -> Any:
     """The search space of ``settings``; a bad name is a :class:`UserError` naming its flag."""
     from optuna_psms.fms import FullModelSpace
     from optuna_psms.fms import RegressionSpace
 
-    regression = settings["task"] == "regression"
+    regression = settings.task == "regression"
     make: Any = RegressionSpace if regression else FullModelSpace
-    models = {("regressors" if regression else "classifiers"): settings["classifiers"]}
+    models = {("regressors" if regression else "classifiers"): settings.classifiers}
     try:
         make(**models)
     except ValueError as exc:
         flag = "--regressors" if regression else "--classifiers"
         raise UserError(f"{flag}: {str(exc).rstrip('.')}") from None
     try:
-        return make(**models, selectors=settings["selectors"])
+        return make(**models, selectors=settings.selectors)
     except ValueError as exc:
         raise UserError(f"--selectors: {str(exc).rstrip('.')}") from None
 
 
 def check_search_rows(
-    settings: dict[str, Any], X: Any, y: Any, seed: int, hint: str = ""
+    settings: StudySettings, X: Any, y: Any, seed: int, hint: str = ""
 ) -> tuple[Any, ...]:
     """Split off the held-out rows and check that the search can run on the rest, before
     any study is created or joined: a mistake must not leave a study behind. ``hint``
@@ -233,9 +234,9 @@ def check_search_rows(
     from optuna_psms.fms import make_objective
 
     parts: tuple[Any, ...] = (X, y, None, None)
-    if settings["test_size"] > 0:
+    if settings.test_size > 0:
         try:
-            parts = split(X, y, settings["test_size"], seed, settings["task"])
+            parts = split(X, y, settings.test_size, seed, settings.task)
         except UserError as exc:
             if not hint:
                 raise
@@ -245,46 +246,46 @@ def check_search_rows(
             parts[0],
             parts[1],
             space=space(settings),
-            cv=settings["cv"],
-            metric=settings["metric"],
-            subsample=settings["subsample"],
+            cv=settings.cv,
+            metric=settings.metric,
+            subsample=settings.subsample,
             random_state=seed,
         )
     except ValueError as exc:
         where = ""
-        if settings["test_size"] > 0:
+        if settings.test_size > 0:
             kept = len(parts[1])
-            where = f" (in the {kept} search rows left by --test-size {settings['test_size']})"
+            where = f" (in the {kept} search rows left by --test-size {settings.test_size})"
         message = str(exc).rstrip(".").replace("a smaller cv", "a smaller --cv")
         raise UserError(f"{message}{where}{hint}") from None
     return parts
 
 
-def selector(settings: dict[str, Any], seed: int, **kwargs: Any) -> Any:
+def selector(settings: StudySettings, seed: int, **kwargs: Any) -> Any:
     """A :class:`FullModelSelector`, or a :class:`FullModelRegressor` for a regression."""
     from optuna_psms.fms import FullModelRegressor
     from optuna_psms.fms import FullModelSelector
 
-    regression = settings["task"] == "regression"
+    regression = settings.task == "regression"
     estimator = FullModelRegressor if regression else FullModelSelector
     return estimator(
         space=space(settings),
-        cv=settings["cv"],
-        metric=settings["metric"],
-        subsample=settings["subsample"],
+        cv=settings.cv,
+        metric=settings.metric,
+        subsample=settings.subsample,
         random_state=seed,
         **kwargs,
     )
 
 
-def refit(settings: dict[str, Any], study: Any, best: Any, X: Any, y: Any, **kwargs: Any) -> Any:
+def refit(settings: StudySettings, study: Any, best: Any, X: Any, y: Any, **kwargs: Any) -> Any:
     """The estimator of :func:`selector` fitted on ``(X, y)`` with the pipeline of ``best``.
 
     No search runs (:meth:`~optuna_psms.fms.FullModelSelector.fit_trial`): the model's
     ``best_loss_`` and ``describe()`` give ``best``'s CV value in ``study`` (the search's, on
     the search rows), and it is the package's own estimator, with its column checks and labels.
     """
-    model = selector(settings, settings["seed"], **kwargs)
+    model = selector(settings, settings.study_seed, **kwargs)
     try:
         model.fit_trial(X, y, study, best)
     except (ValueError, RuntimeError) as exc:

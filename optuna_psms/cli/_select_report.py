@@ -14,6 +14,7 @@ from optuna_psms.cli._common import UserError
 from optuna_psms.cli._common import warn
 from optuna_psms.cli._interrupt import resume_hint
 from optuna_psms.cli._select_model import selector
+from optuna_psms.fms._join import StudySettings
 from optuna_psms.fms.holdout import shown
 
 
@@ -75,11 +76,11 @@ def read_back(
 
 
 def choose(
-    settings: dict[str, Any], study: Any, parts: tuple[Any, ...], done: str, **choice: Any
+    settings: StudySettings, study: Any, parts: tuple[Any, ...], done: str, **choice: Any
 ) -> Any:
     """The chosen trial (``--reselect-top`` may re-evaluate the best few), printed with its
     CV value; ``done`` is the ``[N complete, M failed in the study]`` part."""
-    chooser = selector(settings, int(settings["seed"]), **choice)
+    chooser = selector(settings, settings.study_seed, **choice)
     try:
         best = chooser.choose_trial(parts[0], parts[1], study)
     except (ValueError, RuntimeError) as exc:
@@ -88,11 +89,10 @@ def choose(
     # A trial of --initial-pipelines is not the sampler's find: say so.
     start = " of the initial pipelines" if "fms:initial" in best.user_attrs else ""
     print(f"Best search pipeline (trial {best.number}{start}): {described}")
-    name, sign = shown(settings["metric"])  # "accuracy ...: 0.97", not "-accuracy ...: -0.97"
+    name, sign = shown(settings.metric)  # "accuracy ...: 0.97", not "-accuracy ...: -0.97"
     better = ", higher is better" if sign < 0 else ""
     print(
-        f"CV {name} on search data ({settings['cv']}-fold{better}): "
-        f"{sign * best.value:.4f}  [{done}]"
+        f"CV {name} on search data ({settings.cv}-fold{better}): {sign * best.value:.4f}  [{done}]"
     )
     record = study.user_attrs.get("fms:reselect")
     if (

@@ -43,6 +43,7 @@ from optuna_psms.fms._join import new_study_name
 from optuna_psms.fms._join import open_storage
 from optuna_psms.fms._join import publish_figures
 from optuna_psms.fms._join import search_copy
+from optuna_psms.fms._join import StudySettings
 from optuna_psms.fms._join import unused_name
 from optuna_psms.fms.datasets import identifier_warnings
 from optuna_psms.fms.datasets import text_number_warnings
@@ -108,8 +109,8 @@ def _announce_slow_refit(best: Any, rows: str) -> None:
 
 # ----------------------------------------------------------------------------- the steps
 def _open_study(
-    args: argparse.Namespace, settings: dict[str, Any], X: Any, y: Any, label: str
-) -> tuple[Any, str, dict[str, Any], tuple[Any, ...]]:
+    args: argparse.Namespace, settings: StudySettings, X: Any, y: Any, label: str
+) -> tuple[Any, str, StudySettings, tuple[Any, ...]]:
     """Create or join the study.
 
     Every setting is checked before the study is created or joined (a mistake must not leave
@@ -122,18 +123,18 @@ def _open_study(
     import optuna
 
     study_name = args.study_name or new_study_name(label)
-    provisional = name_seed(study_name) if settings["seed"] is None else settings["seed"]
-    hint = classes_hint(args, y, settings["task"])
+    provisional = name_seed(study_name) if settings.seed is None else settings.seed
+    hint = classes_hint(args, y, settings.task)
     parts = check_search_rows(settings, X, y, provisional, hint)
     storage = open_storage(args.storage)
     if args.study_name is None:  # a made-up name: never join another run's study by chance
         study_name = unused_name(storage, study_name)
-        if settings["seed"] is None and name_seed(study_name) != provisional:
+        if settings.seed is None and name_seed(study_name) != provisional:
             provisional = name_seed(study_name)
             parts = check_search_rows(settings, X, y, provisional, hint)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     settings = join(storage, study_name, settings)
-    seed = int(settings["seed"])
+    seed = settings.study_seed
     if seed != provisional:
         parts = check_search_rows(settings, X, y, seed, hint)
     return storage, study_name, settings, parts
@@ -141,7 +142,7 @@ def _open_study(
 
 def _search_model(
     args: argparse.Namespace,
-    settings: dict[str, Any],
+    settings: StudySettings,
     storage: Any,
     study_name: str,
     **choice: Any,
@@ -149,12 +150,12 @@ def _search_model(
     """The estimator whose ``fit`` runs this worker's trials in the study."""
     from optuna_psms.fms import make_sampler
 
-    seed = int(settings["seed"])
+    seed = settings.study_seed
     return selector(
         settings,
         seed,
         **choice,
-        sampler=make_sampler(settings["sampler"], seed),
+        sampler=make_sampler(settings.sampler, seed),
         callbacks=publish_callbacks(args.publish_every),
         n_trials=args.n_trials,
         timeout=args.timeout,
@@ -169,7 +170,7 @@ def _search_model(
 
 def _print_start(
     args: argparse.Namespace,
-    settings: dict[str, Any],
+    settings: StudySettings,
     label: str,
     storage: Any,
     study_name: str,
@@ -182,7 +183,7 @@ def _print_start(
 
     _, y_search, _, y_held = parts
     held_note = f", {len(y_held)} held out" if y_held is not None else ", no hold-out"
-    name, sign = shown(settings["metric"])
+    name, sign = shown(settings.metric)
     before = [
         t.state
         for t in optuna.load_study(study_name=study_name, storage=storage).get_trials(
@@ -190,11 +191,11 @@ def _print_start(
         )
     ]
     print(
-        f"Full model selection ({settings['task']}) on {label}{_without(args.drop)}: "
+        f"Full model selection ({settings.task}) on {label}{_without(args.drop)}: "
         f"{len(y_search)} search rows{held_note}; "
-        f"sampler {settings['sampler']}, {settings['cv']}-fold CV "
+        f"sampler {settings.sampler}, {settings.cv}-fold CV "
         f"{name}{' (higher is better)' if sign < 0 else ''}, "
-        f"seed {int(settings['seed'])}; study '{study_name}' in {hide_password(args.storage)}"
+        f"seed {settings.study_seed}; study '{study_name}' in {hide_password(args.storage)}"
         f"{continued_note(before)}"
     )
 
@@ -253,7 +254,7 @@ def _search(model: Any, X: Any, y: Any) -> bool:
 
 def _save(
     args: argparse.Namespace,
-    settings: dict[str, Any],
+    settings: StudySettings,
     study: Any,
     searched: Any,
     best: Any,
@@ -312,10 +313,10 @@ def _run(args: argparse.Namespace) -> int:
     X, y, label = _load(args)
     check_target_complete(y, label)
     settings = search_settings(args, X, y)
-    hint = auto_task_warning(args, y, settings["task"])
+    hint = auto_task_warning(args, y, settings.task)
     if hint is not None:
         warn(hint)
-    classification = settings["task"] == "classification"
+    classification = settings.task == "classification"
     # The final choice is not a setting of the study (workers may differ); kept aside.
     choice = {"reselect_top": int(args.reselect_top), "reselect_cv": int(args.reselect_cv)}
     # The vote of the best few (FullModelSelector only); the refits below use it too.

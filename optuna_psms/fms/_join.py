@@ -3,6 +3,8 @@ that a joining worker's settings are the study's, and copy it for the saved mode
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 import datetime
 import re
 from typing import Any
@@ -14,6 +16,72 @@ from optuna_psms.samplers._registry import DEFAULT
 
 #: Study user attribute holding the settings every worker of the study must share.
 SETTINGS_KEY = "psms:cli"
+
+
+@dataclass(frozen=True)
+class StudySettings:
+    """The settings of an ``optuna-psms select`` study: what it stores (as JSON, under
+    :data:`SETTINGS_KEY`) and every worker joining it must share. One field per option of
+    the command that defines the search; ``sampler`` and ``seed`` are ``None`` until the
+    study gives them (:func:`join`)."""
+
+    data: str = ""
+    task: str = "classification"
+    test_size: float = 0.25
+    cv: int = 2
+    metric: str = "ber"
+    subsample: float = 1.0
+    classifiers: list[str] | None = None
+    selectors: list[str] | None = None
+    sampler: str | None = None
+    seed: int | None = None
+
+    @property
+    def study_seed(self) -> int:
+        """The seed of a joined study (:func:`join` has given it)."""
+        if self.seed is None:
+            raise RuntimeError("the settings have no seed before the study is joined")
+        return self.seed
+
+    def stored(self) -> dict[str, Any]:
+        """The JSON object the study stores."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_stored(cls, value: Any, name: str) -> StudySettings:
+        """The settings a study stored (untrusted: read from storage).
+
+        Raises:
+            InputError: They are not a JSON object of known fields with values of the
+                right kinds.
+        """
+        unreadable = InputError(
+            f"study {name!r} has unreadable settings; choose another --study-name"
+        )
+        if not isinstance(value, dict):
+            raise unreadable
+        fields = {f.name for f in dataclasses.fields(cls)}
+        known = {k: v for k, v in value.items() if k in fields}
+        try:
+            settings = cls(**known)
+        except TypeError:
+            raise unreadable from None
+        checks = (
+            isinstance(settings.data, str),
+            isinstance(settings.task, str),
+            isinstance(settings.metric, str),
+            isinstance(settings.cv, int) and not isinstance(settings.cv, bool),
+            isinstance(settings.test_size, int | float),
+            isinstance(settings.subsample, int | float),
+            settings.sampler is None or isinstance(settings.sampler, str),
+            settings.seed is None
+            or (isinstance(settings.seed, int) and not isinstance(settings.seed, bool)),
+            settings.classifiers is None or isinstance(settings.classifiers, list),
+            settings.selectors is None or isinstance(settings.selectors, list),
+        )
+        if not all(checks):
+            raise unreadable
+        return settings
 
 
 def new_study_name(label: str) -> str:
@@ -76,7 +144,7 @@ def name_seed(name: str) -> int:
     return int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % 2**31
 
 
-def join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
+def join(storage: Any, name: str, settings: StudySettings) -> StudySettings:
     """Create the study or join it; return the settings every worker uses.
 
     ``settings`` holds ``None`` for the sampler and seed when the command line did not set
@@ -86,9 +154,11 @@ def join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
     """
     import optuna
 
-    proposed = dict(settings)
-    proposed["sampler"] = settings["sampler"] or DEFAULT
-    proposed["seed"] = name_seed(name) if settings["seed"] is None else settings["seed"]
+    proposed = dataclasses.replace(
+        settings,
+        sampler=settings.sampler or DEFAULT,
+        seed=name_seed(name) if settings.seed is None else settings.seed,
+    )
     study = optuna.create_study(
         storage=storage, study_name=name, direction="minimize", load_if_exists=True
     )
@@ -99,24 +169,24 @@ def join(storage: Any, name: str, settings: dict[str, Any]) -> dict[str, Any]:
                 f"study {name!r} exists but was not created by 'optuna-psms select'; "
                 f"choose another --study-name"
             )
-        study.set_user_attr(SETTINGS_KEY, proposed)
+        study.set_user_attr(SETTINGS_KEY, proposed.stored())
         stored = optuna.load_study(study_name=name, storage=storage).user_attrs[SETTINGS_KEY]
-    if not isinstance(stored, dict):
-        raise InputError(f"study {name!r} has unreadable settings; choose another --study-name")
-    stored = {"task": "classification", **stored}  # studies made before --task existed
-    wanted = dict(settings)
-    for key in ("sampler", "seed"):
-        if wanted[key] is None:
-            wanted[key] = stored.get(key)
+    # Studies made before --task existed have no task: a classification (the default).
+    joined = StudySettings.from_stored(stored, name)
+    wanted = dataclasses.replace(
+        settings,
+        sampler=joined.sampler if settings.sampler is None else settings.sampler,
+        seed=joined.seed if settings.seed is None else settings.seed,
+    )
     for key, why in _EXPLAIN.items():
-        if stored.get(key) != wanted.get(key):
-            old = stored.get(key)
+        if getattr(joined, key) != getattr(wanted, key):
+            old = getattr(joined, key)
             shown = ",".join(old) if isinstance(old, list) else old
             raise InputError(
                 f"cannot join study {name!r}: {why.format(old=shown)}; "
                 f"run the same settings or choose another --study-name"
             )
-    return stored
+    return joined
 
 
 def search_copy(storage: Any, name: str) -> Any:

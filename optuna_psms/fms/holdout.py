@@ -8,6 +8,7 @@ import warnings
 
 from optuna_psms._messages import InputError
 from optuna_psms._messages import say
+from optuna_psms.fms._join import StudySettings
 
 
 #: Fewer held-out rows than this get a ``warning:`` line: the held-out score is then rough.
@@ -139,7 +140,7 @@ def holdout_loss(metric: str, model: Any, X: Any, y: Any) -> tuple[str, float]:
 
 
 def report_held_out(
-    settings: dict[str, Any], model: Any, study: Any, best: Any, parts: tuple[Any, ...]
+    settings: StudySettings, model: Any, study: Any, best: Any, parts: tuple[Any, ...]
 ) -> None:
     """Print the held-out loss of ``model`` (the chosen pipeline, or the vote, fitted on the
     search rows), after one ``warning:`` line per value of the held-out rows it reads other
@@ -159,11 +160,11 @@ def report_held_out(
         # zero encountered in log" for a constant column) are no news about the held-out
         # values: silenced, as the fits silence theirs.
         warnings.simplefilter("ignore", RuntimeWarning)
-        name, loss = holdout_loss(settings["metric"], model, X_held, y_held)
+        name, loss = holdout_loss(settings.metric, model, X_held, y_held)
     # As printed: "accuracy ...: 0.97", not "-accuracy ...: -0.97" (the attr below keeps the
     # loss, the study's sign).
-    label, sign = shown(settings["metric"])
-    label = label if name == loss_label(settings["metric"]) else name  # pi_svm: the ber
+    label, sign = shown(settings.metric)
+    label = label if name == loss_label(settings.metric) else name  # pi_svm: the ber
     # The model's warnings about held-out values it reads other than as written (e.g. a
     # category the search rows never had), one line each; not of a column already warned
     # about as a row identifier or as numbers or dates written as text (select's first
@@ -174,11 +175,11 @@ def report_held_out(
         if not (said and first.startswith(said)):
             say(f"warning: in the held-out rows, {first}")
     baseline = ""
-    if settings["task"] == "regression":
+    if settings.task == "regression":
         from sklearn.dummy import DummyRegressor
 
         mean = DummyRegressor().fit(X_search, y_search)
-        _, base = holdout_loss(settings["metric"], mean, X_held, y_held)
+        _, base = holdout_loss(settings.metric, mean, X_held, y_held)
         # Said when the model is no better: "110.0473 (predicting the search rows' mean:
         # 108.9538)" left the comparison to the reader (usertrial7, 26 Nov 2026).
         worse = ", as good or better: the model does no better than that" if base <= loss else ""
@@ -224,8 +225,8 @@ def report_held_out(
     note_held_out(
         study,
         f"{label} **{sign * loss:.4f}** on {len(y_held)} rows the search never saw ({what}). "
-        f"The *Best Trial* value is the {settings['cv']}-fold CV "
-        f"{loss_label(settings['metric'])} on the search "
+        f"The *Best Trial* value is the {settings.cv}-fold CV "
+        f"{loss_label(settings.metric)} on the search "
         f"rows ({best.value:.4f}), the best of the trials: optimistic.",
     )
 
@@ -261,7 +262,7 @@ def trial_rows(rows: int, subsample: float, cv: int) -> int:
     return min(rows, max(cv, round(subsample * rows)))
 
 
-def small_data_warning(settings: dict[str, Any], y_search: Any, y_held: Any) -> str | None:
+def small_data_warning(settings: StudySettings, y_search: Any, y_held: Any) -> str | None:
     """The one ``warning:`` line for scores computed on too few rows, or ``None``.
 
     It names the held-out part when it has fewer than :data:`MIN_HELD_OUT_ROWS` rows (not
@@ -279,14 +280,14 @@ def small_data_warning(settings: dict[str, Any], y_search: Any, y_held: Any) -> 
     import numpy as np
     import pandas as pd
 
-    classification = settings["task"] == "classification"
-    cv = int(settings["cv"])
-    subsample = float(settings.get("subsample", 1.0))
+    classification = settings.task == "classification"
+    cv = int(settings.cv)
+    subsample = float(settings.subsample)
     # Each trial cross-validates on its own draw of the search rows: say so in the count.
     drawn = "" if subsample >= 1.0 else f" in each trial (of {{}}; --subsample {subsample:g})"
     parts = []
     if y_held is not None and len(y_held) < MIN_HELD_OUT_ROWS:
-        metric = settings["metric"]
+        metric = settings.metric
         name = "ber" if metric == "pi_svm" else shown(metric)[0]
         step = ""
         if classification and metric in ("ber", "pi_svm"):

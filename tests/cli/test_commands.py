@@ -731,16 +731,17 @@ def load_csv_frame(path: Any) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
 
 def _refit_on(model: Any, X: Any, y: Any) -> Any:
     from optuna_psms.cli._select_run import _refit
+    from optuna_psms.fms._join import StudySettings
 
-    settings = {
-        "task": "classification",
-        "classifiers": ["naive_bayes", "logistic"],
-        "selectors": ["none"],
-        "cv": 2,
-        "metric": "ber",
-        "subsample": 1.0,
-        "seed": 3,
-    }
+    settings = StudySettings(
+        task="classification",
+        classifiers=["naive_bayes", "logistic"],
+        selectors=["none"],
+        cv=2,
+        metric="ber",
+        subsample=1.0,
+        seed=3,
+    )
     return _refit(settings, model.study_, model.best_trial_, X, y, final_check=None)
 
 

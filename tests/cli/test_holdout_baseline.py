@@ -14,6 +14,7 @@ import optuna
 import pandas as pd
 import pytest
 
+from optuna_psms.fms._join import StudySettings
 from optuna_psms.fms.holdout import report_held_out
 
 
@@ -47,7 +48,7 @@ def test_the_line_says_when_the_mean_does_as_well(
     X = pd.DataFrame({"a": np.arange(8.0)})
     study = optuna.create_study()
     study.add_trial(optuna.trial.create_trial(value=1.0, params={}, distributions={}))
-    settings = {"task": "regression", "metric": "rmse", "cv": 2}
+    settings = StudySettings(task="regression", metric="rmse", cv=2)
     parts = (X.iloc[:4], _Y, X.iloc[4:], _Y)
     report_held_out(settings, _Model(value), study, study.best_trial, parts)
     line = capsys.readouterr().out.strip()
@@ -75,7 +76,7 @@ def test_the_note_names_the_svc_the_final_check_chose() -> None:
     y = np.array([0, 1, 0, 1, 0, 0, 1, 1])
     study = optuna.create_study()
     study.add_trial(optuna.trial.create_trial(value=0.25, params={}, distributions={}))
-    settings = {"task": "classification", "metric": "ber", "cv": 2}
+    settings = StudySettings(task="classification", metric="ber", cv=2)
     report_held_out(settings, _SVCChosen(), study, study.best_trial, (X[:4], y[:4], X[4:], y[4:]))
     note = get_note(study)
     assert (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import sys
 from typing import Any
@@ -11,6 +12,7 @@ import pandas as pd
 import pytest
 
 from optuna_psms.cli import main
+from optuna_psms.fms._join import StudySettings
 from optuna_psms.fms.holdout import small_data_warning
 
 
@@ -18,8 +20,8 @@ def _labels(**counts: int) -> np.ndarray[Any, Any]:
     return np.array([name for name, n in counts.items() for _ in range(n)], dtype=object)
 
 
-def _settings(task: str = "classification", metric: str = "ber", cv: int = 2) -> dict[str, Any]:
-    return {"task": task, "metric": metric, "cv": cv}
+def _settings(task: str = "classification", metric: str = "ber", cv: int = 2) -> StudySettings:
+    return StudySettings(task=task, metric=metric, cv=cv)
 
 
 def test_enough_rows_give_no_warning() -> None:
@@ -55,17 +57,22 @@ def test_a_rare_class_in_the_cv_folds_is_named() -> None:
 def test_the_cv_part_counts_the_rows_each_trial_draws_with_subsample() -> None:
     # With --subsample 0.2 each trial cross-validates on a fifth of each class: 40 rows of
     # 'b' are 8 per trial, 4 per fold, and no caution was printed (26 Nov 2026).
-    settings = {**_settings(cv=2), "subsample": 0.2}
+    settings = dataclasses.replace(_settings(cv=2), subsample=0.2)
     line = small_data_warning(settings, _labels(a=100, b=40), None)
     assert line == (
         "warning: too few rows for these scores to mean much: class 'b' has 8 search rows in "
         "each trial (of its 40; --subsample 0.2), 4 per fold of the 2-fold CV (fewer than 5)"
     )
     # The objective's own draw (FullModelObjective.splits): at least cv rows of a class.
-    line = small_data_warning({**settings, "subsample": 0.01}, _labels(a=300, b=40), None)
+    line = small_data_warning(
+        dataclasses.replace(settings, subsample=0.01), _labels(a=300, b=40), None
+    )
     assert line is not None and "class 'b' has 2 search rows in each trial (of its 40;" in line
-    assert small_data_warning({**settings, "subsample": 0.5}, _labels(a=20, b=20), None) is None
-    regression = {**_settings("regression", "rmse", 3), "subsample": 0.5}
+    assert (
+        small_data_warning(dataclasses.replace(settings, subsample=0.5), _labels(a=20, b=20), None)
+        is None
+    )
+    regression = dataclasses.replace(_settings("regression", "rmse", 3), subsample=0.5)
     line = small_data_warning(regression, np.arange(50.0), None)
     assert line is not None and line.endswith(
         "the 3-fold CV is on 25 search rows in each trial (of 50; --subsample 0.5) (fewer than 30)"
