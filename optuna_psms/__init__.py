@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from optuna_psms.fms import make_objective
     from optuna_psms.fms import RegressionSpace
     from optuna_psms.samplers._adapter import PopulationSampler
+    from optuna_psms.samplers._restore import load_study
     from optuna_psms.samplers.dynamic_random import DynamicRandomSampler
     from optuna_psms.samplers.eda import BUMDASampler
     from optuna_psms.samplers.eda import UMDASampler
@@ -42,6 +43,7 @@ __version__ = "0.1.0"
 # ``--help``) stays fast, and the sampler names never import scikit-learn.
 _LAZY = {
     "PopulationSampler": "optuna_psms.samplers._adapter",
+    "load_study": "optuna_psms.samplers._restore",
     "DynamicRandomSampler": "optuna_psms.samplers.dynamic_random",
     "BUMDASampler": "optuna_psms.samplers.eda",
     "UMDASampler": "optuna_psms.samplers.eda",
@@ -70,6 +72,7 @@ __all__ = [
     "RegressionSpace",
     "UMDASampler",
     "__version__",
+    "load_study",
     "make_objective",
 ]
 if _extras.missing("fms"):  # the core alone: `from optuna_psms import *` gives the samplers

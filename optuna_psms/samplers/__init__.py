@@ -10,6 +10,7 @@ Optuna-free numerical cores (one module per algorithm, readable beside its paper
 """
 
 from optuna_psms.samplers._adapter import PopulationSampler
+from optuna_psms.samplers._restore import load_study
 from optuna_psms.samplers.dynamic_random import DynamicRandomSampler
 from optuna_psms.samplers.eda import BUMDASampler
 from optuna_psms.samplers.eda import UMDASampler
@@ -26,4 +27,5 @@ __all__ = [
     "PatternSearchSampler",
     "PopulationSampler",
     "UMDASampler",
+    "load_study",
 ]
