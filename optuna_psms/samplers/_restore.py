@@ -133,7 +133,11 @@ def load_study(
 
     Args:
         study_name: The study's name (``None`` if the storage holds a single study).
-        storage: A storage URL or object, as for :func:`optuna.load_study`.
+        storage: A storage object, or a URL as :func:`optuna_psms.storages.open_storage`
+            reads it: a ``sqlite:///`` URL opens a storage whose threads never take one
+            enqueued trial twice (Optuna's own SQLite storage lets two threads of
+            ``optimize(n_jobs=...)`` both take it, and ``optimize`` then raises
+            ``UpdateFinishedTrialError``).
         pruner: As for :func:`optuna.load_study` (pruners keep no state in the study).
 
     Returns:
@@ -146,6 +150,10 @@ def load_study(
             to :func:`optuna.load_study`), or its attrs are malformed or written by a newer
             optuna-psms. The message is one line.
     """
+    if isinstance(storage, str):
+        from optuna_psms.storages import open_storage  # standard library only
+
+        storage = open_storage(storage)
     placeholder = optuna.samplers.RandomSampler()  # replaced below; building TPE costs more
     study = optuna.load_study(
         study_name=study_name, storage=storage, sampler=placeholder, pruner=pruner
