@@ -145,7 +145,12 @@ class UMDASampler(PopulationSampler):
             in the budget rule (same section).
         on_converged: ``"restart"`` (default) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``.
-        seed: Seed of every random draw (with the trial number).
+        seed: Seed of every random draw (with the trial number; ``None``: the seed recorded in the
+            study, or a fresh one). Draws are keyed by seed and trial number, not by algorithm: at
+            one seed the optuna-psms samplers draw common random numbers (docs/core.md), so its
+            first generation is BUMDASampler's at that seed, and begins with DynamicRandomSampler's
+            first batch and PSOSampler's initial swarm (paired comparisons). For independent
+            streams, give each algorithm its own seeds.
         record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
@@ -249,7 +254,12 @@ class BUMDASampler(PopulationSampler):
             ``[0, 0.5]`` (paper: none, ``0.0``); measured in ``docs/benchmarks.md``.
         on_converged: ``"restart"`` (default) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``.
-        seed: Seed of every random draw (with the trial number).
+        seed: Seed of every random draw (with the trial number; ``None``: the seed recorded in the
+            study, or a fresh one). Draws are keyed by seed and trial number, not by algorithm: at
+            one seed the optuna-psms samplers draw common random numbers (docs/core.md), so its
+            first generation is UMDASampler's at that seed, and begins with DynamicRandomSampler's
+            first batch and PSOSampler's initial swarm (paired comparisons). For independent
+            streams, give each algorithm its own seeds.
         record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """

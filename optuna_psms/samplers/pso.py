@@ -119,7 +119,12 @@ class PSOSampler(PopulationSampler):
             default with a budget <= 500).
         boundary: ``"damping"``, ``"reflect"``, ``"random"`` or ``"absorb"``.
         budget: The number of trials the study is expected to run, or ``None``.
-        seed: Seed of every random draw (with the trial number).
+        seed: Seed of every random draw (with the trial number; ``None``: the seed recorded in the
+            study, or a fresh one). Draws are keyed by seed and trial number, not by algorithm: at
+            one seed the optuna-psms samplers draw common random numbers (docs/core.md), so its
+            initial swarm is the first trials of UMDASampler, BUMDASampler and DynamicRandomSampler
+            at that seed (paired comparisons). For independent streams, give each algorithm its own
+            seeds.
         record_user_attrs: Write ``psms:particle`` and ``psms:iteration`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
