@@ -159,14 +159,13 @@ def test_another_sampler_or_settings_warns_once_per_sampler_and_study() -> None:
 
 
 def test_a_sqlite_url_opens_the_storage_whose_threads_take_a_trial_once(tmp_path: Path) -> None:
-    from optuna_psms import _compat
     from optuna_psms._compat._sqlite import SQLiteStorage
 
     url = f"sqlite:///{tmp_path / 's.db'}"
     study = optuna.create_study(study_name="s", storage=url, sampler=make("pso", seed=0))
     study.optimize(objective, n_trials=1)
     again = optuna_psms.load_study(study_name="s", storage=url)
-    assert isinstance(_compat._rdb_backend(again._storage), SQLiteStorage)
+    assert isinstance(getattr(again._storage, "_backend", again._storage), SQLiteStorage)
     for x in (0.5, 1.5, 2.5):
         again.enqueue_trial({"x": x, "n": 3, "c": "b"})
     again.optimize(objective, n_trials=6, n_jobs=3)
