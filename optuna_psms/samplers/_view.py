@@ -43,6 +43,9 @@ _logger = optuna.logging.get_logger(__name__)
 
 #: Unfinished trials without a record re-read per sync (see ``_pending_to_read``).
 BARE_PER_SYNC = 16
+#: States of a trial without a record that takes no slot (a FAILed one may be a trial of
+#: this sampler whose worker died before writing its record; see ``_runs``).
+_SLOTLESS = (TrialState.COMPLETE, TrialState.PRUNED)
 
 
 class Algorithm(Protocol):
@@ -133,6 +136,16 @@ class StudyView:
             parsed = self._parse(trial, prev.rec if prev is not None else None)
             if parsed.loss is None and parsed.rec is None:
                 continue
+            if parsed.rec is None:
+                if (
+                    trial.state in _SLOTLESS
+                    and _runs.RETRY_ATTR not in trial.system_attrs
+                    and not getattr(self.algorithm, "foreign_trials_take_slots", False)
+                ):
+                    self.numbering.add_foreign(trial.number)  # takes no slot (_runs)
+            elif prev is None:
+                copied = _runs.retry_root(trial.number, trial.system_attrs) is not None
+                self.numbering.store(trial.number, parsed.rec.get("sl"), anchor=not copied)
             if prev is None and parsed.rec is not None:
                 root = _runs.retry_root(trial.number, trial.system_attrs)
                 if root is not None:
@@ -253,6 +266,8 @@ class StudyView:
         """A trial this process has just asked (and written ``parsed.rec`` for)."""
         self.parsed[parsed.number] = parsed
         self.pending[parsed.number] = trial_id
+        if parsed.rec is not None:
+            self.numbering.store(parsed.number, parsed.rec.get("sl"))
         self._register_runs([parsed])
         self.tell(parsed, record)
 
@@ -288,7 +303,7 @@ class StudyView:
         if strategy is None:
             start = self.runs.starts.get(run, 0)
             numbering = self.numbering
-            inner = self.algorithm._make_strategy(self.dims, numbering.slot(start))
+            inner = self.algorithm._make_strategy(self.dims, numbering.start_slot(start))
             strategy = _runs.Renumbered(inner, numbering, start)
             self.strategies[run] = strategy
         return strategy

@@ -112,6 +112,9 @@ class DynamicRandomSampler(PopulationSampler):
     """
 
     algorithm = "drs"
+    #: A trial this sampler did not create (``add_trial``, another sampler's) joins the
+    #: generation of its slot as one of its samples (see ``samplers/_runs.py``).
+    foreign_trials_take_slots = True
     _settings: DynamicRandomSettings
 
     def __init__(

@@ -156,6 +156,9 @@ class UMDASampler(PopulationSampler):
     """
 
     algorithm = "umda"
+    #: A trial this sampler did not create (``add_trial``, another sampler's) joins the
+    #: generation of its slot as one of its samples (see ``samplers/_runs.py``).
+    foreign_trials_take_slots = True
     _settings: UMDASettings
 
     def __init__(
@@ -265,6 +268,9 @@ class BUMDASampler(PopulationSampler):
     """
 
     algorithm = "bumda"
+    #: A trial this sampler did not create (``add_trial``, another sampler's) joins the
+    #: generation of its slot as one of its samples (see ``samplers/_runs.py``).
+    foreign_trials_take_slots = True
     _settings: BUMDASettings
 
     def __init__(

@@ -46,7 +46,9 @@ class PSOSampler(PopulationSampler):
 
     **Trial assignment.** Trial ``n`` drives particle ``n % swarm_size`` at iteration
     ``n // swarm_size``, whatever the number of workers: every (particle, iteration) pair is
-    evaluated exactly once and no particle skips an iteration. At iteration 0 a particle
+    evaluated exactly once and no particle skips an iteration. (``n`` counts this sampler's
+    trials: a finished trial it did not create, e.g. from ``add_trial``, and a heartbeat
+    retry take no turn; see ``docs/core.md``.) At iteration 0 a particle
     starts at a uniform random position with a uniform random velocity in
     ``[-v_max, v_max]``. Afterwards it moves from its latest trial that has not failed: if
     that trial is still running (other workers), its position and velocity are used and the
