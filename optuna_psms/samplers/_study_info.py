@@ -13,8 +13,9 @@ writes three study user attrs:
     (:func:`optuna_psms.load_study` does that).
 
 A sampler given a study that these attrs say was made by another sampler class, other
-settings or another seed warns once (per sampler, study and process) with a
-:class:`UserWarning`, then writes its own: the attrs describe the latest sampler.
+settings or (if the sampler was given a seed) another seed warns once (per sampler, study
+and process) with a :class:`UserWarning`, then writes its own: the attrs describe the
+latest sampler.
 
 and, when optuna-dashboard is importable, a study note (Markdown) explaining what the
 sampler does and how to read its per-trial ``psms:*`` attrs. A note the user wrote
@@ -204,7 +205,9 @@ def write_once(study: Study, sampler: BaseSampler, seed: int) -> None:
             # optuna-dashboard (which imports scikit-learn and SciPy, seconds on a loaded
             # machine) in every worker's first ask would only find the note in place.
             return
-        _warn_if_other(current, wanted)
+        # An unseeded sampler adopts the study's seed (or, before any record, draws one):
+        # only a seed the user gave can differ from the study's.
+        _warn_if_other(current, wanted, seeded=getattr(sampler, "_seed", 0) is not None)
         for name, value in wanted.items():
             if current.get(name) != value:
                 study.set_user_attr(name, value)
@@ -213,7 +216,7 @@ def write_once(study: Study, sampler: BaseSampler, seed: int) -> None:
         _logger.exception("Could not write the sampler's study attrs or note.")
 
 
-def _warn_if_other(current: dict[str, Any], wanted: dict[str, Any]) -> None:
+def _warn_if_other(current: dict[str, Any], wanted: dict[str, Any], seeded: bool) -> None:
     """Warn when the study's attrs describe another sampler, settings or seed."""
     if SAMPLER_KEY not in current:
         return  # a new study (or one made by another package's sampler)
@@ -229,7 +232,7 @@ def _warn_if_other(current: dict[str, Any], wanted: dict[str, Any]) -> None:
     if current.get(SAMPLER_KEY) != wanted[SAMPLER_KEY]:
         differs.insert(0, f"sampler {current.get(SAMPLER_KEY)!r:.40} -> {wanted[SAMPLER_KEY]!r}")
         del differs[4:]
-    if current.get(SEED_KEY) != wanted[SEED_KEY]:
+    if seeded and current.get(SEED_KEY) != wanted[SEED_KEY]:
         differs.append(f"seed {current.get(SEED_KEY)!r:.40} -> {wanted[SEED_KEY]!r}")
     if differs:
         warnings.warn(

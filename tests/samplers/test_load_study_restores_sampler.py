@@ -171,3 +171,19 @@ def test_a_sqlite_url_opens_the_storage_whose_threads_take_a_trial_once(tmp_path
     again.optimize(objective, n_trials=6, n_jobs=3)
     xs = [t.params["x"] for t in again.trials]
     assert all(xs.count(x) == 1 for x in (0.5, 1.5, 2.5)) and len(xs) == 7
+
+
+def test_an_unseeded_sampler_or_another_given_seed() -> None:
+    storage = optuna.storages.InMemoryStorage()
+    study = optuna.create_study(storage=storage, sampler=optuna_psms.PSOSampler(seed=1))
+    study.optimize(objective, n_trials=2)
+    for sampler, n_warnings in (
+        (optuna_psms.PSOSampler(), 0),
+        (optuna_psms.PSOSampler(seed=2), 1),
+    ):
+        study.sampler = sampler
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            study.optimize(objective, n_trials=2)
+        said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+        assert len(said) == n_warnings, said  # an unseeded one adopts the study's seed
