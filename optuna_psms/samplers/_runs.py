@@ -130,6 +130,10 @@ class Numbering:
             if anchor:
                 insort(self._anchors, number)
 
+    def stored(self, number: int) -> int | None:
+        """The slot trial ``number``'s record stores, if read."""
+        return self._stored.get(number)
+
     def unslotted(self, number: int) -> bool:
         """Whether trial ``number`` is a foreign trial that takes no slot."""
         return not self.legacy and number in self._foreign_set

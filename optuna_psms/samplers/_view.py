@@ -144,11 +144,15 @@ class StudyView:
                 ):
                     self.numbering.add_foreign(trial.number)  # takes no slot (_runs)
             elif prev is None:
-                copied = _runs.retry_root(trial.number, trial.system_attrs) is not None
-                self.numbering.store(trial.number, parsed.rec.get("sl"), anchor=not copied)
-            if prev is None and parsed.rec is not None:
                 root = _runs.retry_root(trial.number, trial.system_attrs)
-                if root is not None:
+                slot = parsed.rec.get("sl")
+                # A retry carries a copy of its chain's first record (same slot). A retry of
+                # a trial that died before writing its record was asked afresh: its record
+                # and slot are its own, and it is an ordinary trial for the numbering.
+                copied = root is not None and (slot is None or self.numbering.stored(root) == slot)
+                self.numbering.store(trial.number, slot, anchor=not copied)
+                if copied:
+                    assert root is not None
                     replaced = self.numbering.add_retry(trial.number, root)
                     told = self.records.get(replaced) if replaced is not None else None
                     # A failed trial already told as such: only a replay un-tells it.
