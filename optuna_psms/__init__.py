@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from optuna_psms.fms import make_objective
     from optuna_psms.fms import RegressionSpace
     from optuna_psms.samplers._adapter import PopulationSampler
+    from optuna_psms.samplers._restore import load_study
     from optuna_psms.samplers.dynamic_random import DynamicRandomSampler
     from optuna_psms.samplers.eda import BUMDASampler
     from optuna_psms.samplers.eda import UMDASampler
@@ -64,6 +65,7 @@ __all__ = [
     "RegressionSpace",
     "UMDASampler",
     "__version__",
+    "load_study",
     "make_objective",
 ]
 if _extras.missing("fms"):  # the core alone: `from optuna_psms import *` gives the samplers

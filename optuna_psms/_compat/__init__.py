@@ -286,6 +286,22 @@ def _grpc_get_trials(
     return [servicer._from_proto_trial(t) for t in reply.trials]
 
 
+def retry_callback_class() -> Any:
+    """Optuna's callback that retries a heartbeat-stale trial, under its current name.
+
+    ``optuna.storages.RetryHeartbeatStaleTrialCallback`` from Optuna 4.9 (where
+    ``RetryFailedTrialCallback`` became its deprecated alias, to be removed in 6.0),
+    ``RetryFailedTrialCallback`` before (Optuna 4.0 to 4.8). Same behaviour; the old name is
+    only looked up where the new one does not exist, so no deprecation warning either way.
+    """
+    import optuna.storages as storages
+
+    new = getattr(storages, "RetryHeartbeatStaleTrialCallback", None)
+    if new is not None:
+        return new
+    return storages.RetryFailedTrialCallback  # pragma: no cover - Optuna < 4.9
+
+
 def heartbeat_retry(max_retry: int | None = 3) -> dict[str, Any]:
     """Keyword arguments of :class:`~optuna.storages.RDBStorage` that retry stale trials.
 

@@ -14,6 +14,7 @@ from optuna_psms.cli._common import show_progress_bar
 from optuna_psms.cli._common import warn
 from optuna_psms.compare._objective import ObjectiveError
 from optuna_psms.compare._objective import ObjectiveSpec
+from optuna_psms.compare._stats import SEED_NOTE
 from optuna_psms.compare._studies import ComparisonError
 from optuna_psms.compare._studies import parse_samplers
 from optuna_psms.storages import dashboard_argument
@@ -284,6 +285,7 @@ def run(args: argparse.Namespace) -> int:
             f"W/T/L: seeds where the sampler beats / ties / loses to {baseline}; Wilcoxon: "
             "paired two-sided signed-rank test over seeds (* p < 0.05)."
         )
+    print(SEED_NOTE)
     if caution is not None:  # below the values it qualifies, as in `select`
         warn(caution)
     if report.lower() != "none":

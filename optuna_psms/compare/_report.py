@@ -8,6 +8,7 @@ import html
 import math
 from typing import TYPE_CHECKING
 
+from optuna_psms.compare._stats import SEED_NOTE
 from optuna_psms.compare._stats import table_cells
 
 
@@ -92,7 +93,7 @@ def render(comparison: Comparison, *, command: str | None = None) -> str:
 <tbody>
 {rows_html}
 </tbody></table>
-<p class="note">{baseline_note}</p>
+<p class="note">{baseline_note} {html.escape(SEED_NOTE)}</p>
 <h2>Best value so far</h2>
 {parts[0]}
 <h2>Final values</h2>

@@ -12,6 +12,17 @@ import warnings
 import numpy as np
 
 
+#: What a seed means in a comparison (the CLI's output and the HTML report say it). The
+#: optuna-psms samplers key every draw by ``(seed, trial number)`` only, not by algorithm:
+#: at one seed they draw common random numbers (UMDA and BUMDA propose the same first
+#: generation), so samplers are compared seed by seed with paired statistics (W/T/L and the
+#: signed-rank test), never as independent samples.
+SEED_NOTE = (
+    "Seeds are paired: the optuna-psms samplers at one seed draw common random numbers "
+    "(e.g. UMDA and BUMDA propose the same first generation), so samplers are compared seed "
+    "by seed, not as independent samples."
+)
+
 #: Fewest paired seeds with a non-zero difference for which the exact two-sided Wilcoxon
 #: test can reach p < 0.05 (with 5 the smallest possible p is 2/32 = 0.0625).
 MIN_WILCOXON_PAIRS = 6

@@ -48,6 +48,7 @@ from optuna_psms.fms.metrics import shown_loss
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.objective import make_objective
 from optuna_psms.fms.space import FullModelSpace
+from optuna_psms.samplers._restore import restored_sampler
 from optuna_psms.storages import open_storage
 from optuna_psms.storages import WORKER_SQLITE_TIMEOUT
 
@@ -200,9 +201,13 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         storage = open_storage(self.storage, sqlite_timeout=WORKER_SQLITE_TIMEOUT)
         if storage is None:
             storage = optuna.storages.InMemoryStorage()
+        sampler = None
+        if self.sampler is None and self.load_if_exists:
+            # Continuing a study: the sampler it was made with (optuna_psms.load_study's rule).
+            sampler = restored_sampler(storage, self.study_name)
         study = optuna.create_study(
             storage=storage,
-            sampler=self._make_sampler(),
+            sampler=self._make_sampler() if sampler is None else sampler,
             pruner=self.pruner if self.pruner is not None else optuna.pruners.NopPruner(),
             study_name=self.study_name,
             directions=objective.directions,

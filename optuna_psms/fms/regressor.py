@@ -35,7 +35,9 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
     Args:
         space: A :class:`~optuna_psms.fms.RegressionSpace` (default: the whole regression
             pool).
-        sampler: An Optuna sampler instance, a sampler name or ``None`` (PSOSampler).
+        sampler: An Optuna sampler instance, a sampler name or ``None`` (PSOSampler;
+            with ``load_if_exists=True`` and an existing study made by an optuna-psms
+            sampler, that sampler, as :func:`optuna_psms.load_study`).
         n_trials: Number of trials (``None``: until ``timeout``). Default 100, as
             :class:`FullModelSelector` and ``optuna-psms select`` (50 until 2026-11-26).
         timeout: Time budget of the search in seconds.

@@ -49,7 +49,9 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
     Args:
         space: The search space (default: the whole built-in pool).
         sampler: An Optuna sampler instance, a name accepted by :func:`make_sampler`, or
-            ``None`` (PSOSampler), seeded with ``random_state``.
+            ``None`` (PSOSampler), seeded with ``random_state``; ``None`` with
+            ``load_if_exists=True`` and an existing study made by an optuna-psms sampler:
+            that sampler, its settings and seed (as :func:`optuna_psms.load_study`).
         n_trials: Number of trials (``None``: until ``timeout``). Default 100, the budget
             of every measured figure (docs/reproduce/reproductions.md, PSMS; 50 until 2026-11-26:
             at

@@ -18,6 +18,7 @@ from optuna_psms import _lazy
 
 if TYPE_CHECKING:
     from optuna_psms.samplers._adapter import PopulationSampler
+    from optuna_psms.samplers._restore import load_study
     from optuna_psms.samplers.dynamic_random import DynamicRandomSampler
     from optuna_psms.samplers.eda import BUMDASampler
     from optuna_psms.samplers.eda import UMDASampler
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 # Imported on first use: the registry and the identities are read without Optuna.
 _LAZY = {
     "PopulationSampler": "optuna_psms.samplers._adapter",
+    "load_study": "optuna_psms.samplers._restore",
     "DynamicRandomSampler": "optuna_psms.samplers.dynamic_random",
     "BUMDASampler": "optuna_psms.samplers.eda",
     "UMDASampler": "optuna_psms.samplers.eda",
@@ -44,6 +46,7 @@ __all__ = [
     "PatternSearchSampler",
     "PopulationSampler",
     "UMDASampler",
+    "load_study",
 ]
 
 

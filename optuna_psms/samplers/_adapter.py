@@ -390,6 +390,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
             info["run"] = run
         coords = dict(zip(names, x.tolist()))
         member, generation = int(proposal.member), int(proposal.generation)
+        slot = view.numbering.slot(number)  # what the strategy was asked with (_runs)
         rec = _records.make(
             self.algorithm,
             seed=seed,
@@ -400,6 +401,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
             x=coords,
             vectors={k: dict(zip(names, v.tolist())) for k, v in vectors.items()},
             info=info,
+            slot=slot,
         )
         try:
             if self._writes_user_attrs(study):

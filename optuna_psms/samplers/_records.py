@@ -46,7 +46,13 @@ _ENCODER = json.JSONEncoder(
 Scalar = int | float | str | bool | None
 
 
-class Stored(TypedDict):
+class _Optional(TypedDict, total=False):
+    """The fields a record may lack (``typing.NotRequired`` needs Python 3.11)."""
+
+    sl: int
+
+
+class Stored(_Optional):
     """The fields of a record (JSON keys are kept short: a record is written per trial).
 
     Attributes:
@@ -60,6 +66,10 @@ class Stored(TypedDict):
         x: The position: parameter name -> coordinate in ``[0, 1]``.
         vec: Further per-dimension vectors: vector name -> parameter name -> finite value.
         info: Further JSON scalars of the strategy (finite numbers, short strings).
+        sl: The trial's slot number, ``0 <= sl <=`` trial number: the number the strategy
+            saw (:mod:`optuna_psms.samplers._runs`). Absent in records written before
+            foreign trials took no slot; a study holding such records keeps numbering its
+            trials as then (foreign trials take a slot).
     """
 
     ver: int
@@ -85,9 +95,10 @@ def make(
     x: dict[str, float],
     vectors: dict[str, dict[str, float]],
     info: dict[str, Scalar],
+    slot: int | None = None,
 ) -> Stored:
     """The record of one trial, in the current :data:`VERSION`."""
-    return {
+    rec: Stored = {
         "ver": VERSION,
         "a": algorithm,
         "s": seed,
@@ -99,6 +110,9 @@ def make(
         "vec": vectors,
         "info": info,
     }
+    if slot is not None:
+        rec["sl"] = slot
+    return rec
 
 
 def dump(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -270,6 +284,7 @@ def validate(value: Any, algorithm: str, number: int) -> Stored:
         x=_numbers(rec.get("x"), "field 'x'", 0.0, 1.0),
         vectors=_vectors(rec.get("vec")),
         info=_info(rec.get("info")),
+        slot=_int(rec, "sl", 0, bound) if "sl" in rec else None,
     )
 
 

@@ -19,6 +19,34 @@ Retries
     retry is created with its attrs in one storage call, before any later trial exists, so
     every process that asks trial ``n`` maps it the same way.
 
+Foreign trials
+    A trial that is COMPLETE or PRUNED without a record of this sampler (``study.add_trial``,
+    a trial of another sampler or algorithm, an enqueued trial another sampler ran, a record
+    that fails validation) takes no slot in PSO, pattern search and the focused grids: trial
+    numbers after it shift down by one, as after a retry, so that no particle loses an
+    iteration and no sweep a column to it. It is still told to the strategy, as information
+    from before the run (:meth:`Numbering.slot` gives it ``-1 - number``): PSO counts it in
+    the global best, pattern search and the focused grids in their best point. In UMDA,
+    BUMDA and dynamic random search (``foreign_trials_take_slots = True`` on the sampler),
+    whose samples have no identity across generations, it keeps its slot: it joins the
+    generation of its slot as one of its samples, and the model of the next generation is
+    fitted to it too. A FAILed trial without a record keeps its slot everywhere (it may be
+    a trial of this sampler whose worker died before writing the record). An enqueued trial
+    this sampler asks is not foreign: it is the member's trial of its slot, at the enqueued
+    point.
+
+    Exact when a foreign trial is finished before the later trials are created (``add_trial``
+    creates a finished trial; another sampler's trials run earlier in the study): every
+    process then sees it finished and shifts the same trials. A foreign trial still running
+    while later trials are asked (another sampler's workers running at the same time) keeps
+    the slot those trials reserved for it, and in a narrow race between two workers a slot
+    may be evaluated twice.
+
+    Every record stores its slot (``sl``), so a trial's slot never changes once asked and a
+    fresh process replays the same slots. A study with a record without ``sl`` (written
+    before this rule) keeps the earlier rule (foreign trials take a slot), so that it
+    continues exactly.
+
 The rest of the adapter uses real trial numbers everywhere (records, run starts, the fill
 draws); :class:`Renumbered` translates at the strategy boundary.
 """
@@ -60,6 +88,12 @@ class Numbering:
         self._latest: dict[int, int] = {}  # first trial of a chain -> its latest retry
         self.superseded: set[int] = set()
         self.predecessor: dict[int, int] = {}  # retry -> the trial it replaces
+        self._foreign: list[int] = []  # sorted numbers of the foreign trials (no slot)
+        self._foreign_set: set[int] = set()
+        self._stored: dict[int, int] = {}  # trial number -> slot stored in its record
+        self._anchors: list[int] = []  # sorted trials whose stored slot was asked for them
+        #: A record without a stored slot was read: foreign trials take a slot (older rule).
+        self.legacy = False
 
     def add_retry(self, number: int, root: int) -> int | None:
         """Register retry ``number`` of ``root``; returns the trial it supersedes, if new."""
@@ -77,12 +111,72 @@ class Numbering:
         insort(self._retries, number)
         return previous
 
+    def add_foreign(self, number: int) -> None:
+        """Register a finished trial without a record of this sampler (takes no slot)."""
+        if number not in self._foreign_set:
+            self._foreign_set.add(number)
+            insort(self._foreign, number)
+
+    def store(self, number: int, slot: int | None, anchor: bool = True) -> None:
+        """The slot a record stores (``None``: a record written before slots were stored).
+
+        ``anchor``: the slot was computed when this very trial was asked (not a retry's copy
+        of another trial's record), so later slots may be counted from it.
+        """
+        if slot is None:
+            self.legacy = True
+        elif number not in self._stored:
+            self._stored[number] = slot
+            if anchor:
+                insort(self._anchors, number)
+
+    def stored(self, number: int) -> int | None:
+        """The slot trial ``number``'s record stores, if read."""
+        return self._stored.get(number)
+
+    def unslotted(self, number: int) -> bool:
+        """Whether trial ``number`` is a foreign trial that takes no slot."""
+        return not self.legacy and number in self._foreign_set
+
+    def _between(self, numbers: list[int], low: int, high: int) -> int:
+        """How many of the sorted ``numbers`` lie in ``[low, high)``."""
+        return bisect_left(numbers, high) - bisect_left(numbers, low) if numbers else 0
+
+    def start_slot(self, number: int) -> int:
+        """The slot of a run starting at trial ``number``: the slot of the first trial of
+        this sampler from ``number`` on (``number`` itself may be a foreign trial)."""
+        stored = self._stored.get(number)
+        if stored is not None:
+            return stored
+        return self._counted(number)
+
+    def _counted(self, number: int) -> int:
+        """The slot of a new trial ``number``: counted from the latest stored slot before it
+        (a slot once stored never changes, even should an earlier trial turn foreign later,
+        e.g. a record found invalid), shifted by the retries and foreign trials since."""
+        i = bisect_left(self._anchors, number)
+        if i:
+            anchor = self._anchors[i - 1]
+            shift, low = anchor - self._stored[anchor], anchor + 1
+        else:
+            shift, low = 0, 0
+        shift += self._between(self._retries, low, number)
+        if not self.legacy:
+            shift += self._between(self._foreign, low, number)
+        return number - shift
+
     def slot(self, number: int) -> int:
-        """The number a strategy sees for trial ``number``."""
-        number = self._root.get(number, number)
-        if not self._retries:
-            return number
-        return number - bisect_left(self._retries, number)
+        """The number a strategy sees for trial ``number`` (its record's, once stored)."""
+        stored = self._stored.get(number)
+        if stored is not None:
+            return stored
+        if self.unslotted(number):
+            return -1 - number  # before every slot, and unique
+        root = self._root.get(number)
+        if root is not None:
+            stored = self._stored.get(root)
+            return stored if stored is not None else self._counted(root)
+        return self._counted(number)
 
 
 class Renumbered(Strategy):

@@ -9,7 +9,13 @@ writes three study user attrs:
     Its constructor settings (JSON values), e.g. ``{"swarm_size": 5, "c1": 2.0, ...}``.
 ``psms:seed``
     The seed its draws derive from (the adopted or drawn one when ``seed=None``), so
-    ``PSOSampler(seed=psms:seed, **psms:settings)`` reproduces the study.
+    ``PSOSampler(seed=psms:seed, **psms:settings)`` reproduces the study
+    (:func:`optuna_psms.load_study` does that).
+
+A sampler given a study that these attrs say was made by another sampler class, other
+settings or (if the sampler was given a seed) another seed warns once (per sampler, study
+and process) with a :class:`UserWarning`, then writes its own: the attrs describe the
+latest sampler.
 
 and, when optuna-dashboard is importable, a study note (Markdown) explaining what the
 sampler does and how to read its per-trial ``psms:*`` attrs. A note the user wrote
@@ -38,6 +44,13 @@ _logger = optuna.logging.get_logger(__name__)
 SAMPLER_KEY = "psms:sampler"
 SETTINGS_KEY = "psms:settings"
 SEED_KEY = "psms:seed"
+#: The layout of the three attrs above: absent means :data:`FORMAT` 1 (every version so
+#: far). A later optuna-psms that changes their meaning writes a higher one, and
+#: :func:`optuna_psms.load_study` of an older version then refuses the study.
+FORMAT_KEY = "psms:format"
+FORMAT = 1
+#: Settings that do not change what a sampler proposes (no warning when they differ).
+_COSMETIC = frozenset({"record_user_attrs"})
 #: Every note this package writes starts with this; other notes are the user's.
 NOTE_HEADING = "## optuna-psms:"
 
@@ -147,12 +160,43 @@ def write_once(study: Study, sampler: BaseSampler, seed: int) -> None:
             # optuna-dashboard (which imports scikit-learn and SciPy, seconds on a loaded
             # machine) in every worker's first ask would only find the note in place.
             return
+        # An unseeded sampler adopts the study's seed (or, before any record, draws one):
+        # only a seed the user gave can differ from the study's.
+        _warn_if_other(current, wanted, seeded=getattr(sampler, "_seed", 0) is not None)
         for name, value in wanted.items():
             if current.get(name) != value:
                 study.set_user_attr(name, value)
         _save_note(study, note_text(sampler, seed))
     except Exception:  # the dashboard's extras must never break a study
         _logger.exception("Could not write the sampler's study attrs or note.")
+
+
+def _warn_if_other(current: dict[str, Any], wanted: dict[str, Any], seeded: bool) -> None:
+    """Warn when the study's attrs describe another sampler, settings or seed."""
+    if SAMPLER_KEY not in current:
+        return  # a new study (or one made by another package's sampler)
+    old_settings = current.get(SETTINGS_KEY)
+    if not isinstance(old_settings, dict):
+        old_settings = {}
+    new_settings = wanted[SETTINGS_KEY]
+    differs = [
+        f"{k}={old_settings.get(k)!r:.40} -> {new_settings.get(k)!r:.40}"
+        for k in sorted(set(old_settings) | set(new_settings))
+        if k not in _COSMETIC and old_settings.get(k) != new_settings.get(k)
+    ]
+    if current.get(SAMPLER_KEY) != wanted[SAMPLER_KEY]:
+        differs.insert(0, f"sampler {current.get(SAMPLER_KEY)!r:.40} -> {wanted[SAMPLER_KEY]!r}")
+        del differs[4:]
+    if seeded and current.get(SEED_KEY) != wanted[SEED_KEY]:
+        differs.append(f"seed {current.get(SEED_KEY)!r:.40} -> {wanted[SEED_KEY]!r}")
+    if differs:
+        warnings.warn(
+            f"{wanted[SAMPLER_KEY]} is given a study made by another sampler or settings "
+            f"({'; '.join(differs)}) and goes on with its own; "
+            "optuna_psms.load_study(study_name=..., storage=...) restores the study's sampler.",
+            UserWarning,
+            stacklevel=2,
+        )
 
 
 def _users_own(note: str) -> bool:

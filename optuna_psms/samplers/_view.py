@@ -43,6 +43,9 @@ _logger = optuna.logging.get_logger(__name__)
 
 #: Unfinished trials without a record re-read per sync (see ``_pending_to_read``).
 BARE_PER_SYNC = 16
+#: States of a trial without a record that takes no slot (a FAILed one may be a trial of
+#: this sampler whose worker died before writing its record; see ``_runs``).
+_SLOTLESS = (TrialState.COMPLETE, TrialState.PRUNED)
 
 
 class Algorithm(Protocol):
@@ -134,9 +137,23 @@ class StudyView:
             parsed = self._parse(trial, prev.rec if prev is not None else None)
             if parsed.loss is None and parsed.rec is None:
                 continue
-            if prev is None and parsed.rec is not None:
+            if parsed.rec is None:
+                if (
+                    trial.state in _SLOTLESS
+                    and _runs.RETRY_ATTR not in trial.system_attrs
+                    and not getattr(self.algorithm, "foreign_trials_take_slots", False)
+                ):
+                    self.numbering.add_foreign(trial.number)  # takes no slot (_runs)
+            elif prev is None:
                 root = _runs.retry_root(trial.number, trial.system_attrs)
-                if root is not None:
+                slot = parsed.rec.get("sl")
+                # A retry carries a copy of its chain's first record (same slot). A retry of
+                # a trial that died before writing its record was asked afresh: its record
+                # and slot are its own, and it is an ordinary trial for the numbering.
+                copied = root is not None and (slot is None or self.numbering.stored(root) == slot)
+                self.numbering.store(trial.number, slot, anchor=not copied)
+                if copied:
+                    assert root is not None
                     replaced = self.numbering.add_retry(trial.number, root)
                     told = self.records.get(replaced) if replaced is not None else None
                     # A failed trial already told as such: only a replay un-tells it.
@@ -254,6 +271,8 @@ class StudyView:
         """A trial this process has just asked (and written ``parsed.rec`` for)."""
         self.parsed[parsed.number] = parsed
         self.pending[parsed.number] = trial_id
+        if parsed.rec is not None:
+            self.numbering.store(parsed.number, parsed.rec.get("sl"))
         self._register_runs([parsed])
         self.tell(parsed, record)
 
@@ -289,7 +308,7 @@ class StudyView:
         if strategy is None:
             start = self.runs.starts.get(run, 0)
             numbering = self.numbering
-            inner = self.algorithm._make_strategy(self.dims, numbering.slot(start))
+            inner = self.algorithm._make_strategy(self.dims, numbering.start_slot(start))
             strategy = _runs.Renumbered(inner, numbering, start)
             self.strategies[run] = strategy
         return strategy

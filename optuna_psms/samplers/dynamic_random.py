@@ -102,7 +102,12 @@ class DynamicRandomSampler(PopulationSampler):
             budget one run spans it, ``BUDGET_BATCHES = 5`` batches of ``ceil(budget / 5)``
             (or ``ceil(budget / batch_size)`` batches of a given ``batch_size``); passing both
             ``budget`` and ``n_batches`` is an error.
-        seed: Seed of every random draw (with the trial number).
+        seed: Seed of every random draw (with the trial number; ``None``: the seed recorded in the
+            study, or a fresh one). Draws are keyed by seed and trial number, not by algorithm: at
+            one seed the optuna-psms samplers draw common random numbers (docs/core.md), so its
+            first batch is the first trials of UMDASampler and BUMDASampler at that seed, and
+            begins with PSOSampler's initial swarm (paired comparisons). For independent streams,
+            give each algorithm its own seeds.
         record_user_attrs: Write ``psms:batch`` and ``psms:sample`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
@@ -121,6 +126,9 @@ class DynamicRandomSampler(PopulationSampler):
             member="sample",
         ),
     )
+    #: A trial this sampler did not create (``add_trial``, another sampler's) joins the
+    #: generation of its slot as one of its samples (see ``samplers/_runs.py``).
+    foreign_trials_take_slots = True
     _settings: DynamicRandomSettings
 
     def __init__(

@@ -146,7 +146,12 @@ class UMDASampler(PopulationSampler):
             in the budget rule (same section).
         on_converged: ``"restart"`` (default) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``.
-        seed: Seed of every random draw (with the trial number).
+        seed: Seed of every random draw (with the trial number; ``None``: the seed recorded in the
+            study, or a fresh one). Draws are keyed by seed and trial number, not by algorithm: at
+            one seed the optuna-psms samplers draw common random numbers (docs/core.md), so its
+            first generation is BUMDASampler's at that seed, and begins with DynamicRandomSampler's
+            first batch and PSOSampler's initial swarm (paired comparisons). For independent
+            streams, give each algorithm its own seeds.
         record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
@@ -164,6 +169,9 @@ class UMDASampler(PopulationSampler):
             member="sample",
         ),
     )
+    #: A trial this sampler did not create (``add_trial``, another sampler's) joins the
+    #: generation of its slot as one of its samples (see ``samplers/_runs.py``).
+    foreign_trials_take_slots = True
     _settings: UMDASettings
 
     def __init__(
@@ -262,7 +270,12 @@ class BUMDASampler(PopulationSampler):
             ``[0, 0.5]`` (paper: none, ``0.0``); measured in ``docs/benchmarks.md``.
         on_converged: ``"restart"`` (default) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``.
-        seed: Seed of every random draw (with the trial number).
+        seed: Seed of every random draw (with the trial number; ``None``: the seed recorded in the
+            study, or a fresh one). Draws are keyed by seed and trial number, not by algorithm: at
+            one seed the optuna-psms samplers draw common random numbers (docs/core.md), so its
+            first generation is UMDASampler's at that seed, and begins with DynamicRandomSampler's
+            first batch and PSOSampler's initial swarm (paired comparisons). For independent
+            streams, give each algorithm its own seeds.
         record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """
@@ -280,6 +293,9 @@ class BUMDASampler(PopulationSampler):
             member="sample",
         ),
     )
+    #: A trial this sampler did not create (``add_trial``, another sampler's) joins the
+    #: generation of its slot as one of its samples (see ``samplers/_runs.py``).
+    foreign_trials_take_slots = True
     _settings: BUMDASettings
 
     def __init__(

@@ -112,7 +112,11 @@ class FocusedGridSampler(PopulationSampler):
         initial_temperature: AFGS ``T0`` (``> 0``).
         stuck: AFGS ``S`` (``>= 1``); ``None`` means ``max(3, 2 M)``, the size of a grid
             point's neighbourhood.
-        seed: Seed of every random draw (with the trial number).
+        seed: Seed of every random draw (with the trial number; ``None``: the seed recorded in the
+            study, or a fresh one). Draws are keyed by seed and trial number, not by algorithm: at
+            one seed the optuna-psms samplers draw common random numbers (docs/core.md), so its
+            first point is trial 0 of the other samplers at that seed (paired comparisons). For
+            independent streams, give each algorithm its own seeds.
         record_user_attrs: Write ``psms:*`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
         on_converged: ``"restart"`` or ``"stop"``.

@@ -84,7 +84,11 @@ class PatternSearchSampler(PopulationSampler):
             range, in ``(0, initial_step]``; the run converges below it.
         step_rule: ``"on_failure"`` (halve after a sweep without improvement) or
             ``"always"`` (halve after every sweep).
-        seed: Seed of every random draw (with the trial number).
+        seed: Seed of every random draw (with the trial number; ``None``: the seed recorded in the
+            study, or a fresh one). Draws are keyed by seed and trial number, not by algorithm: at
+            one seed the optuna-psms samplers draw common random numbers (docs/core.md), so its
+            first point is trial 0 of the other samplers at that seed (paired comparisons). For
+            independent streams, give each algorithm its own seeds.
         record_user_attrs: Write ``psms:*`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
         on_converged: ``"restart"`` (a new run from a new random centre) or ``"stop"``.

@@ -47,7 +47,9 @@ class PSOSampler(PopulationSampler):
 
     **Trial assignment.** Trial ``n`` drives particle ``n % swarm_size`` at iteration
     ``n // swarm_size``, whatever the number of workers: every (particle, iteration) pair is
-    evaluated exactly once and no particle skips an iteration. At iteration 0 a particle
+    evaluated exactly once and no particle skips an iteration. (``n`` counts this sampler's
+    trials: a finished trial it did not create, e.g. from ``add_trial``, and a heartbeat
+    retry take no turn; see ``docs/core.md``.) At iteration 0 a particle
     starts at a uniform random position with a uniform random velocity in
     ``[-v_max, v_max]``. Afterwards it moves from its latest trial that has not failed: if
     that trial is still running (other workers), its position and velocity are used and the
@@ -120,7 +122,12 @@ class PSOSampler(PopulationSampler):
             default with a budget <= 500).
         boundary: ``"damping"``, ``"reflect"``, ``"random"`` or ``"absorb"``.
         budget: The number of trials the study is expected to run, or ``None``.
-        seed: Seed of every random draw (with the trial number).
+        seed: Seed of every random draw (with the trial number; ``None``: the seed recorded in the
+            study, or a fresh one). Draws are keyed by seed and trial number, not by algorithm: at
+            one seed the optuna-psms samplers draw common random numbers (docs/core.md), so its
+            initial swarm is the first trials of UMDASampler, BUMDASampler and DynamicRandomSampler
+            at that seed (paired comparisons). For independent streams, give each algorithm its own
+            seeds.
         record_user_attrs: Write ``psms:particle`` and ``psms:iteration`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
     """

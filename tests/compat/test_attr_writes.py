@@ -217,6 +217,7 @@ def test_heartbeat_retry_is_the_current_callback_and_retries(tmp_path: Any) -> N
             f"sqlite:///{tmp_path}/hb.db", heartbeat_interval=1, grace_period=1, **kwargs
         )
     (callback,) = kwargs.values()
+    assert isinstance(callback, _compat.retry_callback_class())
     study = optuna.create_study(storage=storage)
     trial = study.ask()
     frozen = storage.get_trial(trial._trial_id)

@@ -43,4 +43,4 @@ def test_anything_stored_is_read_or_refused_in_one_line(value: Any) -> None:
 
 def test_the_seed_of_a_study_not_joined_yet_is_an_error() -> None:
     with pytest.raises(RuntimeError, match="before the study is joined"):
-        StudySettings().study_seed
+        _ = StudySettings().study_seed

@@ -550,7 +550,9 @@ def test_past_the_horizon_a_later_claim_wins_and_two_claims_agree_on_the_earlies
     assert (_rec(storage, t2)["r"], _rec(storage, t3)["r"], _rec(storage, t3)["rs"]) == (0, 1, 3)
     # Had A written before reading B's record (the race the horizon allows), trial 2 would
     # claim run 1 as well: every process then agrees on the earliest start and replays.
-    forged = {**_rec(storage, t3), "rs": 2, "m": 0}  # trial 3's record, as trial 2's claim
+    # Trial 3's record, as trial 2's claim (with trial 2's slot: a record's slot is at most
+    # its trial number, so trial 3's would make it invalid).
+    forged = {**_rec(storage, t3), "rs": 2, "m": 0, "sl": 2}
     for key, value in _records.dump(forged).items():
         storage.set_trial_system_attr(t2._trial_id, key, value)
     _finish(storage, t2, t3)

@@ -1,10 +1,12 @@
 """Heartbeat retries are exactly-once, deterministically (no process is killed).
 
-``RetryFailedTrialCallback`` copies a failed trial's system attrs (so the sampler's record)
-into a WAITING retry. The retry must evaluate the dead trial's slot (same member, same
-iteration, same point), the dead trial must not count, and the retry's own trial number
-must not eat a slot: no slot twice, no member skipping one. The end-to-end version, with
-``kill -9`` on PostgreSQL and MariaDB, is ``tests/samplers/test_killed_workers.py`` (slow).
+``RetryHeartbeatStaleTrialCallback`` (``RetryFailedTrialCallback`` before Optuna 4.9; the
+shim ``optuna_psms._compat.retry_callback_class``) copies a failed trial's system attrs (so
+the sampler's record) into a WAITING retry. The retry must evaluate the dead trial's slot
+(same member, same iteration, same point), the dead trial must not count, and the retry's
+own trial number must not eat a slot: no slot twice, no member skipping one. The end-to-end
+version, with ``kill -9`` on PostgreSQL and MariaDB, is ``tests/samplers/test_killed_workers.py``
+(slow).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import optuna
 from optuna.trial import TrialState
 import pytest
 
+from optuna_psms import _compat
 from optuna_psms import DynamicRandomSampler
 from optuna_psms import PopulationSampler
 from optuna_psms import PSOSampler
@@ -23,9 +26,7 @@ from optuna_psms.samplers import _records
 
 
 # Renamed in Optuna 4.9 (the old name warns); same behaviour.
-Retry = getattr(
-    optuna.storages, "RetryHeartbeatStaleTrialCallback", optuna.storages.RetryFailedTrialCallback
-)
+Retry = _compat.retry_callback_class()
 
 
 #: Small populations, so that 20 trials span several iterations or generations.
