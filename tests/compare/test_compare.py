@@ -1174,18 +1174,18 @@ def test_the_csv_file_is_read_once(tmp_path: Any, capsys: Any, monkeypatch: Any)
 
     from sklearn.datasets import load_iris
 
-    from optuna_psms import cli
     from optuna_psms.compare import ObjectiveSpec
+    from optuna_psms.fms import datasets
 
     load_iris(as_frame=True).frame.to_csv(tmp_path / "iris.csv", index=False)
     reads = []
-    load_csv = cli.load_csv
+    load_csv = datasets.load_csv
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         reads.append(args[0])
         return load_csv(*args, **kwargs)
 
-    monkeypatch.setattr(cli, "load_csv", counted)
+    monkeypatch.setattr(datasets, "load_csv", counted)
     argv = ["compare", "--csv", str(tmp_path / "iris.csv"), "--target", "target", "--samplers"]
     argv += ["random", "--seeds", "2", "--n-trials", "1", "--initial-pipelines", "none"]
     argv += ["--storage", f"sqlite:///{tmp_path / 'i.db'}", "--report", "none"]
