@@ -3,6 +3,13 @@
 Part of :mod:`optuna_psms._compat` (which re-exports :func:`set_attrs`): it uses Optuna
 internals (a journal's log format, an RDB's sessions and models), each behind a check that
 falls back to Optuna's public per-attribute calls; ``tests/compat/test_attr_writes.py`` covers it.
+
+What it pays for, on SQLite, PSO paired with RandomSampler in each run (``python -m
+optuna_psms.benchmarks.overhead --samplers pso --memory-trials --sqlite-trials 1000
+--repeat 2``, then the same with ``--per-attribute-writes``; 28 Nov 2026, load average about
+8 on the 2-core VM): PSO's trials cost 1.02x RandomSampler's with the one write and 1.27x
+with one write per attribute. Without it, the sampler's bookkeeping is a quarter of each
+trial's cost on the embedded default storage.
 """
 
 from __future__ import annotations
