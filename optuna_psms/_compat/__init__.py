@@ -23,6 +23,7 @@ from optuna.storages._heartbeat import BaseHeartbeat
 from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 
+from optuna_psms._compat._heartbeat import first_heartbeat as first_heartbeat
 from optuna_psms._compat._write import set_attrs as set_attrs  # the write half
 
 

@@ -206,6 +206,9 @@ class PopulationSampler(BaseSampler, abc.ABC):
         """No-op: draws derive from ``(seed, trial number)``, so threads never share a stream."""
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        # First, before any slow work: a worker killed from here on leaves a trial that
+        # Optuna's heartbeat fails and retries (without a heartbeat row it never would).
+        _compat.first_heartbeat(study, trial)
         with self._lock:
             self._ensure_asked(study, trial)
 

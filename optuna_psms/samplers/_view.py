@@ -128,18 +128,21 @@ class StudyView:
                         dims_changed = True
                     self.dists[name] = dist
                     self.dist_number[name] = trial.number
-            if not finished and (prev is not None or not _records.present(trial.system_attrs)):
-                continue  # running: record already known, or not written yet
-            parsed = self._parse(trial, prev.rec if prev is not None else None)
-            if parsed.loss is None and parsed.rec is None:
-                continue
-            if prev is None and parsed.rec is not None:
+            if prev is None:
+                # A retry takes its dead trial's slot from the moment it exists, record or
+                # not: a trial that died before its record was written (in ``ask``) has a
+                # retry without one, and later trials' slots must not wait for its record.
                 root = _runs.retry_root(trial.number, trial.system_attrs)
                 if root is not None:
                     replaced = self.numbering.add_retry(trial.number, root)
                     told = self.records.get(replaced) if replaced is not None else None
                     # A failed trial already told as such: only a replay un-tells it.
                     retold |= told is not None and told.finished
+            if not finished and (prev is not None or not _records.present(trial.system_attrs)):
+                continue  # running: record already known, or not written yet
+            parsed = self._parse(trial, prev.rec if prev is not None else None)
+            if parsed.loss is None and parsed.rec is None:
+                continue
             self.parsed[parsed.number] = parsed
             changed.append(parsed)
         if self.adopted_seed is None:
