@@ -23,6 +23,8 @@ from optuna.storages._heartbeat import BaseHeartbeat
 from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 
+from optuna_psms._compat._constraints import store_constraints as store_constraints
+from optuna_psms._compat._constraints import violation as violation
 from optuna_psms._compat._heartbeat import first_heartbeat as first_heartbeat
 from optuna_psms._compat._write import set_attrs as set_attrs  # the write half
 

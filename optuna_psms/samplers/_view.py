@@ -34,6 +34,7 @@ from optuna_psms.samplers import _space
 from optuna_psms.samplers._align import aligned_record
 from optuna_psms.samplers._align import Parsed as Parsed
 from optuna_psms.samplers._lifecycle import Runs
+from optuna_psms.samplers.core.base import constrained_loss
 from optuna_psms.samplers.core.base import Dim
 from optuna_psms.samplers.core.base import Record
 from optuna_psms.samplers.core.base import Strategy
@@ -225,7 +226,10 @@ class StudyView:
         if trial.state != TrialState.COMPLETE or trial.value is None:
             return math.inf
         value = self.sign * float(trial.value)
-        return value if math.isfinite(value) else math.inf
+        if not math.isfinite(value):
+            return math.inf
+        # Deb's rules as one loss (constrained_loss): the one place constraints enter.
+        return constrained_loss(value, _compat.violation(trial.system_attrs))
 
     def _parse(self, trial: FrozenTrial, known: _records.Stored | None = None) -> Parsed:
         """``known``: the trial's record if this process already holds it (no JSON parse).
