@@ -105,11 +105,19 @@ class StudyView:
         bare_trials, running_trials = self._pending_to_read()
         if bare is not None:
             bare_trials = bare
+        gap_retries: dict[int, object] = {}
         trials = _compat.fetch_changed_trials(
-            study, self.cursor, bare_trials, running_trials, current
+            study, self.cursor, bare_trials, running_trials, current, gap_retries
         )
         changed: list[Parsed] = []
         new_names = dims_changed = retold = False
+        for number, root_attr in sorted(gap_retries.items()):
+            # Retries created just before ``current`` (not read yet): their slots first.
+            root = _runs.retry_root(number, {_runs.RETRY_ATTR: root_attr})
+            if root is not None:
+                replaced = self.numbering.add_retry(number, root)
+                told = self.records.get(replaced) if replaced is not None else None
+                retold |= told is not None and told.finished
         for trial in sorted(trials, key=lambda t: t.number):
             prev = self.parsed.get(trial.number)
             if prev is not None and prev.loss is not None:
