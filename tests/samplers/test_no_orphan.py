@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 import os
+from pathlib import Path
 import random
 import signal
 import subprocess
@@ -40,6 +41,7 @@ from optuna.trial import FrozenTrial
 from optuna.trial import TrialState
 import pytest
 
+from optuna_psms import PSOSampler
 from optuna_psms.samplers import _records
 from tests.conftest import require_service
 
@@ -157,6 +159,45 @@ def _check_finished_study(trials: list[FrozenTrial]) -> Counter[tuple[int, int, 
     for m, its in by_member.items():
         assert its == set(range(max(its) + 1)), f"particle {m} skipped iterations: {sorted(its)}"
     return slots
+
+
+def test_the_first_heartbeat_is_recorded_in_before_trial_inside_optimize_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import warnings
+
+    warnings.simplefilter("ignore")  # heartbeat outside optimize
+    storage = optuna.storages.RDBStorage(f"sqlite:///{tmp_path}/hb.db", heartbeat_interval=60)
+    beats: list[tuple[int, bool]] = []  # (trial id, whether the sampler's hook was running)
+    in_hook = [False]
+    record = storage.record_heartbeat
+
+    def record_heartbeat(tid: int) -> None:
+        beats.append((tid, in_hook[0]))
+        record(tid)
+
+    monkeypatch.setattr(storage, "record_heartbeat", record_heartbeat)
+    sampler = PSOSampler(swarm_size=2, seed=0)
+    before = sampler.before_trial
+
+    def before_trial(study: optuna.Study, trial: FrozenTrial) -> None:
+        in_hook[0] = True
+        try:
+            before(study, trial)
+        finally:
+            in_hook[0] = False
+
+    monkeypatch.setattr(sampler, "before_trial", before_trial)
+    study = optuna.create_study(storage=storage, sampler=sampler)
+    trial = study.ask()  # ask-and-tell: no heartbeat from Optuna, none from the sampler
+    study.tell(trial, trial.suggest_float("x", 0, 1))
+    assert beats == []
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
+    ids = [t._trial_id for t in study.trials[1:]]
+    # Each trial's first beat comes from the sampler's before_trial, then Optuna's thread.
+    firsts = {tid: hook for tid, hook in reversed(beats)}
+    assert sorted(firsts) == sorted(ids) and all(firsts.values())
+    assert len(beats) >= 2 * len(ids)
 
 
 @pytest.mark.services
