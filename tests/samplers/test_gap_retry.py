@@ -70,7 +70,8 @@ def test_a_retry_created_during_ask_shifts_the_asked_trials_slot(
         # ask's snapshot; then this ask's trial (7) is created.
         other.set_trial_state_values(dead._trial_id, state=TrialState.FAIL)
         other_study = optuna.load_study(study_name=study.study_name, storage=other)
-        callback = other.get_heartbeat_stale_trial_callback()
+        get = getattr(other, "get_heartbeat_stale_trial_callback", None)  # Optuna >= 4.9
+        callback = get() if get is not None else other.get_failed_trial_callback()
         assert callback is not None
         callback(other_study, other.get_trial(dead._trial_id))
         monkeypatch.setattr(cached, "create_new_trial", create)
@@ -79,7 +80,8 @@ def test_a_retry_created_during_ask_shifts_the_asked_trials_slot(
     monkeypatch.setattr(cached, "create_new_trial", create_after_a_retry)
     asked = study.ask()
     assert asked.number == 7
-    assert seen == [{6: 5} if light else None]
+    if _compat.RDB_FILTERS_BY_ID:  # else (Optuna 4.0) the gap is read trial by trial
+        assert seen == [{6: 5} if light else None]
     study.tell(asked, _objective(asked))
     trials = study.get_trials(deepcopy=False)
     assert trials[6].system_attrs.get("failed_trial") == 5
