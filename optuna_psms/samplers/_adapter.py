@@ -191,6 +191,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("_constraints_func", None)  # pickled before constraints existed
         self.__dict__.update(state)
         self._lock = threading.RLock()
         self._rngs = TrialRng()

@@ -190,3 +190,13 @@ def test_the_cores_see_infeasible_trials_above_every_feasible_one(
 def test_a_bad_constraints_func_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="constraints_func must be a callable"):
         PSOSampler(constraints_func=3)  # type: ignore[arg-type]
+
+
+def test_a_sampler_pickled_before_constraints_existed_still_runs() -> None:
+    state = PSOSampler(seed=0).__getstate__()
+    del state["_constraints_func"]  # as a 0.1.0 pickle has it
+    restored = PSOSampler.__new__(PSOSampler)
+    restored.__setstate__(state)
+    study = optuna.create_study(sampler=restored)
+    study.optimize(_objective, n_trials=2)
+    assert len(study.trials) == 2
