@@ -57,6 +57,7 @@ storage, :mod:`optuna_psms.samplers._lifecycle` decides a trial's run, the strat
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
 from collections.abc import Sequence
 import dataclasses
 import secrets
@@ -134,6 +135,15 @@ class PopulationSampler(BaseSampler, abc.ABC):
             except through Optuna's gRPC storage proxy, where each attribute is one call to
             the proxy and one database transaction (see :data:`USER_ATTRS_AUTO`).
         on_converged: ``"restart"`` or ``"stop"``; only used by strategies that converge.
+        constraints_func: As in :class:`~optuna.samplers.TPESampler`: called with each
+            trial that completes or is pruned (in :meth:`after_trial`); it returns the
+            trial's constraint values, a value ``<= 0`` meaning satisfied, stored in the
+            trial's system attrs where Optuna keeps them. Values set in the objective with
+            ``trial.set_constraint(name, value)`` (Optuna 5) count the same way, with or
+            without this function. Trials are ranked by Deb's rules: feasible before
+            infeasible, feasible ones by objective value, infeasible ones by total violation
+            (the sum of their positive constraint values); see
+            :func:`~optuna_psms.samplers.core.base.constrained_loss`.
     """
 
     #: The identities this class can carry (one, or one per mode): its tag, title,
@@ -149,7 +159,13 @@ class PopulationSampler(BaseSampler, abc.ABC):
         seed: int | None = None,
         record_user_attrs: bool | None = None,
         on_converged: str = "restart",
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
+        if constraints_func is not None and not callable(constraints_func):
+            raise ValueError(
+                f"constraints_func must be a callable or None, got {constraints_func!r}."
+            )
+        self._constraints_func = constraints_func
         if seed is not None and (not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}.")
         if on_converged not in _lifecycle.ON_CONVERGED:
@@ -178,6 +194,7 @@ class PopulationSampler(BaseSampler, abc.ABC):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("_constraints_func", None)  # pickled before constraints existed
         self.__dict__.update(state)
         self._lock = threading.RLock()
         self._rngs = TrialRng()
@@ -220,6 +237,9 @@ class PopulationSampler(BaseSampler, abc.ABC):
         """No-op: draws derive from ``(seed, trial number)``, so threads never share a stream."""
 
     def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        # First, before any slow work: a worker killed from here on leaves a trial that
+        # Optuna's heartbeat fails and retries (without a heartbeat row it never would).
+        _compat.first_heartbeat(study, trial)
         with self._lock:
             self._ensure_asked(study, trial)
 
@@ -267,6 +287,8 @@ class PopulationSampler(BaseSampler, abc.ABC):
         state: TrialState,
         values: Sequence[float] | None,
     ) -> None:
+        if self._constraints_func is not None:
+            _compat.store_constraints(self._constraints_func, study, trial, state)
         with self._lock:
             view = self._views.get(self._key(study))
             if view is not None:

@@ -14,6 +14,9 @@ Retries
     told (it is *superseded*), and trial numbers after the copy are shifted down by one, so
     the slot of the copy's own number is still evaluated by the next trial. A member
     therefore continues from its state before the crash and no slot is repeated or skipped.
+    A worker killed in ``ask`` before the sampler wrote the trial's record leaves a retry
+    without one; it takes the dead trial's slot all the same (the view registers a retry
+    when it first reads it, record or not), and its record is written when it is asked.
 
     The mapping of trial ``n`` depends only on the retries with a number below ``n``; a
     retry is created with its attrs in one storage call, before any later trial exists, so

@@ -34,6 +34,7 @@ from optuna_psms.samplers import _space
 from optuna_psms.samplers._align import aligned_record
 from optuna_psms.samplers._align import Parsed as Parsed
 from optuna_psms.samplers._lifecycle import Runs
+from optuna_psms.samplers.core.base import constrained_loss
 from optuna_psms.samplers.core.base import Dim
 from optuna_psms.samplers.core.base import Record
 from optuna_psms.samplers.core.base import Strategy
@@ -108,11 +109,19 @@ class StudyView:
         bare_trials, running_trials = self._pending_to_read()
         if bare is not None:
             bare_trials = bare
+        gap_retries: dict[int, object] = {}
         trials = _compat.fetch_changed_trials(
-            study, self.cursor, bare_trials, running_trials, current
+            study, self.cursor, bare_trials, running_trials, current, gap_retries
         )
         changed: list[Parsed] = []
         new_names = dims_changed = retold = False
+        for number, root_attr in sorted(gap_retries.items()):
+            # Retries created just before ``current`` (not read yet): their slots first.
+            root = _runs.retry_root(number, {_runs.RETRY_ATTR: root_attr})
+            if root is not None:
+                replaced = self.numbering.add_retry(number, root)
+                told = self.records.get(replaced) if replaced is not None else None
+                retold |= told is not None and told.finished
         for trial in sorted(trials, key=lambda t: t.number):
             prev = self.parsed.get(trial.number)
             if prev is not None and prev.loss is not None:
@@ -132,6 +141,16 @@ class StudyView:
                         dims_changed = True
                     self.dists[name] = dist
                     self.dist_number[name] = trial.number
+            if prev is None:
+                # A retry takes its dead trial's slot from the moment it exists, record or
+                # not: a trial that died before its record was written (in ``ask``) has a
+                # retry without one, and later trials' slots must not wait for its record.
+                root = _runs.retry_root(trial.number, trial.system_attrs)
+                if root is not None:
+                    replaced = self.numbering.add_retry(trial.number, root)
+                    told = self.records.get(replaced) if replaced is not None else None
+                    # A failed trial already told as such: only a replay un-tells it.
+                    retold |= told is not None and told.finished
             if not finished and (prev is not None or not _records.present(trial.system_attrs)):
                 continue  # running: record already known, or not written yet
             parsed = self._parse(trial, prev.rec if prev is not None else None)
@@ -145,19 +164,10 @@ class StudyView:
                 ):
                     self.numbering.add_foreign(trial.number)  # takes no slot (_runs)
             elif prev is None:
-                root = _runs.retry_root(trial.number, trial.system_attrs)
-                slot = parsed.rec.get("sl")
-                # A retry carries a copy of its chain's first record (same slot). A retry of
-                # a trial that died before writing its record was asked afresh: its record
-                # and slot are its own, and it is an ordinary trial for the numbering.
-                copied = root is not None and (slot is None or self.numbering.stored(root) == slot)
-                self.numbering.store(trial.number, slot, anchor=not copied)
-                if copied:
-                    assert root is not None
-                    replaced = self.numbering.add_retry(trial.number, root)
-                    told = self.records.get(replaced) if replaced is not None else None
-                    # A failed trial already told as such: only a replay un-tells it.
-                    retold |= told is not None and told.finished
+                # The slot the record stores; a retry's is its dead trial's (registered
+                # above), so later slots are not counted from it.
+                is_retry = _runs.retry_root(trial.number, trial.system_attrs) is not None
+                self.numbering.store(trial.number, parsed.rec.get("sl"), anchor=not is_retry)
             self.parsed[parsed.number] = parsed
             changed.append(parsed)
         if self.adopted_seed is None:
@@ -240,7 +250,10 @@ class StudyView:
         if trial.state != TrialState.COMPLETE or trial.value is None:
             return math.inf
         value = self.sign * float(trial.value)
-        return value if math.isfinite(value) else math.inf
+        if not math.isfinite(value):
+            return math.inf
+        # Deb's rules as one loss (constrained_loss): the one place constraints enter.
+        return constrained_loss(value, _compat.violation(trial.system_attrs))
 
     def _parse(self, trial: FrozenTrial, known: _records.Stored | None = None) -> Parsed:
         """``known``: the trial's record if this process already holds it (no JSON parse).

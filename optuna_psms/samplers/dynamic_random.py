@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from collections.abc import Sequence
 import math
 from typing import Literal
+
+from optuna.trial import FrozenTrial
 
 from optuna_psms.samplers._adapter import PopulationSampler
 from optuna_psms.samplers._identity import Identity
@@ -110,6 +114,10 @@ class DynamicRandomSampler(PopulationSampler):
             give each algorithm its own seeds.
         record_user_attrs: Write ``psms:batch`` and ``psms:sample`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
+        constraints_func: Returns a trial's constraint values (``<= 0``: satisfied), as
+            :class:`~optuna.samplers.TPESampler`'s; values set with
+            ``trial.set_constraint`` (Optuna 5) count too. Trials rank by Deb's rules
+            (feasible first, by value; infeasible by total violation).
     """
 
     identities = (
@@ -143,6 +151,7 @@ class DynamicRandomSampler(PopulationSampler):
         budget: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool | None = None,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         budget = optional_integer("budget", budget, 2)
         if budget is not None and n_batches != "auto":
@@ -161,7 +170,12 @@ class DynamicRandomSampler(PopulationSampler):
         self._settings = DynamicRandomSettings(
             batch_size, n_batches, top_fraction, muting_threshold, convergence_threshold
         )
-        super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
+        super().__init__(
+            seed=seed,
+            record_user_attrs=record_user_attrs,
+            on_converged=on_converged,
+            constraints_func=constraints_func,
+        )
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> DynamicRandomStrategy:
         return DynamicRandomStrategy(len(dims), run_start, settings=self._settings, dims=dims)

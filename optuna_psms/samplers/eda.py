@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from collections.abc import Sequence
 import math
 from typing import Any
 from typing import Literal
+
+from optuna.trial import FrozenTrial
 
 from optuna_psms.samplers._adapter import PopulationSampler
 from optuna_psms.samplers._identity import Identity
@@ -154,6 +158,10 @@ class UMDASampler(PopulationSampler):
             streams, give each algorithm its own seeds.
         record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
+        constraints_func: Returns a trial's constraint values (``<= 0``: satisfied), as
+            :class:`~optuna.samplers.TPESampler`'s; values set with
+            ``trial.set_constraint`` (Optuna 5) count too. Trials rank by Deb's rules
+            (feasible first, by value; infeasible by total violation).
     """
 
     identities = (
@@ -188,6 +196,7 @@ class UMDASampler(PopulationSampler):
         budget: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool | None = None,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         size, generations = _layout(population_size, n_generations, budget)
         self._settings = UMDASettings(
@@ -199,7 +208,12 @@ class UMDASampler(PopulationSampler):
             min_std=min_std,
             elitism=elitism,
         )
-        super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
+        super().__init__(
+            seed=seed,
+            record_user_attrs=record_user_attrs,
+            on_converged=on_converged,
+            constraints_func=constraints_func,
+        )
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> UMDAStrategy:
         return UMDAStrategy(len(dims), run_start, settings=self._settings, dims=dims)
@@ -278,6 +292,10 @@ class BUMDASampler(PopulationSampler):
             streams, give each algorithm its own seeds.
         record_user_attrs: Write ``psms:generation`` and ``psms:sample`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
+        constraints_func: Returns a trial's constraint values (``<= 0``: satisfied), as
+            :class:`~optuna.samplers.TPESampler`'s; values set with
+            ``trial.set_constraint`` (Optuna 5) count too. Trials rank by Deb's rules
+            (feasible first, by value; infeasible by total violation).
     """
 
     identities = (
@@ -310,6 +328,7 @@ class BUMDASampler(PopulationSampler):
         budget: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool | None = None,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         size, generations = _layout(population_size, n_generations, budget)
         self._settings = BUMDASettings(
@@ -319,7 +338,12 @@ class BUMDASampler(PopulationSampler):
             convergence_on=convergence_on,
             min_std=min_std,
         )
-        super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
+        super().__init__(
+            seed=seed,
+            record_user_attrs=record_user_attrs,
+            on_converged=on_converged,
+            constraints_func=constraints_func,
+        )
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> BUMDAStrategy:
         return BUMDAStrategy(len(dims), run_start, settings=self._settings, dims=dims)

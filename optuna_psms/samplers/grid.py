@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from collections.abc import Sequence
 import dataclasses
 import warnings
+
+from optuna.trial import FrozenTrial
 
 from optuna_psms.samplers._adapter import PopulationSampler
 from optuna_psms.samplers._identity import Identity
@@ -119,6 +123,10 @@ class FocusedGridSampler(PopulationSampler):
             independent streams, give each algorithm its own seeds.
         record_user_attrs: Write ``psms:*`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
+        constraints_func: Returns a trial's constraint values (``<= 0``: satisfied), as
+            :class:`~optuna.samplers.TPESampler`'s; values set with
+            ``trial.set_constraint`` (Optuna 5) count too. Trials rank by Deb's rules
+            (feasible first, by value; infeasible by total violation).
         on_converged: ``"restart"`` or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None`` (the
             paper's settings). With a budget, a run's levels are laid over it once the
@@ -170,6 +178,7 @@ class FocusedGridSampler(PopulationSampler):
         stuck: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool | None = None,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
         on_converged: str = "restart",
         budget: int | None = None,
     ) -> None:
@@ -186,7 +195,12 @@ class FocusedGridSampler(PopulationSampler):
             initial_temperature,
             stuck,
         )
-        super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
+        super().__init__(
+            seed=seed,
+            record_user_attrs=record_user_attrs,
+            on_converged=on_converged,
+            constraints_func=constraints_func,
+        )
         self._warned = False
 
     @property

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from collections.abc import Sequence
+
+from optuna.trial import FrozenTrial
+
 from optuna_psms.samplers._adapter import PopulationSampler
 from optuna_psms.samplers._identity import Identity
 from optuna_psms.samplers.core.base import Dim
@@ -91,6 +96,10 @@ class PatternSearchSampler(PopulationSampler):
             independent streams, give each algorithm its own seeds.
         record_user_attrs: Write ``psms:*`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
+        constraints_func: Returns a trial's constraint values (``<= 0``: satisfied), as
+            :class:`~optuna.samplers.TPESampler`'s; values set with
+            ``trial.set_constraint`` (Optuna 5) count too. Trials rank by Deb's rules
+            (feasible first, by value; infeasible by total violation).
         on_converged: ``"restart"`` (a new run from a new random centre) or ``"stop"``.
         budget: The number of trials the study is expected to run, or ``None``. Accepted
             for a uniform API and validated; it changes nothing: pattern search has no
@@ -122,12 +131,18 @@ class PatternSearchSampler(PopulationSampler):
         step_rule: str = "on_failure",
         seed: int | None = None,
         record_user_attrs: bool | None = None,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
         on_converged: str = "restart",
         budget: int | None = None,
     ) -> None:
         optional_integer("budget", budget, 1)  # accepted, not used (see above)
         self._settings = PatternSettings(initial_step, resolution, step_rule)
-        super().__init__(seed=seed, record_user_attrs=record_user_attrs, on_converged=on_converged)
+        super().__init__(
+            seed=seed,
+            record_user_attrs=record_user_attrs,
+            on_converged=on_converged,
+            constraints_func=constraints_func,
+        )
 
     def _make_strategy(self, dims: tuple[Dim, ...], run_start: int) -> PatternStrategy:
         return PatternStrategy(len(dims), run_start, settings=self._settings, dims=dims)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from collections.abc import Sequence
 import math
 from typing import Any
 
 import numpy as np
+from optuna.trial import FrozenTrial
 
 from optuna_psms.samplers._adapter import PopulationSampler
 from optuna_psms.samplers._identity import Identity
@@ -130,6 +133,10 @@ class PSOSampler(PopulationSampler):
             seeds.
         record_user_attrs: Write ``psms:particle`` and ``psms:iteration`` user attrs;
             ``None``: on, except through the gRPC storage proxy (a call per attribute there).
+        constraints_func: Returns a trial's constraint values (``<= 0``: satisfied), as
+            :class:`~optuna.samplers.TPESampler`'s; values set with
+            ``trial.set_constraint`` (Optuna 5) count too. Trials rank by Deb's rules
+            (feasible first, by value; infeasible by total violation).
     """
 
     identities = (
@@ -163,6 +170,7 @@ class PSOSampler(PopulationSampler):
         budget: int | None = None,
         seed: int | None = None,
         record_user_attrs: bool | None = None,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         budget = optional_integer("budget", budget, 1)
         swarm_size, topology = _swarm_defaults(budget, swarm_size, topology)
@@ -181,7 +189,9 @@ class PSOSampler(PopulationSampler):
             topology=topology,
             boundary=boundary,
         )
-        super().__init__(seed=seed, record_user_attrs=record_user_attrs)
+        super().__init__(
+            seed=seed, record_user_attrs=record_user_attrs, constraints_func=constraints_func
+        )
         self._budget = budget
 
     def _pad_vector(self, key: str, u: np.ndarray) -> np.ndarray:

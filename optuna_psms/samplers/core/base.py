@@ -52,7 +52,8 @@ class Record:
         vectors: Further per-dimension vectors the strategy stored (e.g. ``"v"``).
         info: Further JSON scalars the strategy stored.
         loss: ``None`` while running; otherwise the value to minimise, ``inf`` for a failed,
-            pruned, NaN or infinite trial.
+            pruned, NaN or infinite trial; an infeasible trial's is
+            :func:`constrained_loss`'s, above every feasible one.
         ours: Whether the record was written by this kind of sampler.
     """
 
@@ -100,6 +101,35 @@ def check_indices(record: Record, members: int, generations: int) -> str | None:
     if not 0 <= record.generation <= generations:
         return f"generation {record.generation} outside [0, {generations}]"
     return None
+
+
+#: Every infeasible trial's loss is at least this (2**300, about 2e90): above any feasible
+#: loss, so a core that ranks losses ranks by Deb's rules (see :func:`constrained_loss`).
+INFEASIBLE = 2.0**300
+#: The largest infeasible loss (2**400): violations above ``2**100`` tie. Squares and sums of
+#: such losses stay finite (no core overflows computing a spread or a weight from them).
+_INFEASIBLE_MAX = 2.0**400
+
+
+def constrained_loss(loss: float, violation: float) -> float:
+    """The loss a core sees for a trial with ``loss`` and total constraint ``violation``.
+
+    Deb's rules in one number, so that every core ranks constrained trials without knowing
+    about constraints: a feasible trial (``violation <= 0``) keeps its loss (capped just below
+    :data:`INFEASIBLE`); an infeasible one gets ``INFEASIBLE * (1 + violation)``, above every
+    feasible loss, lower for a smaller violation, whatever its objective value. A failed
+    trial (``loss`` infinite) stays infinite. ``INFEASIBLE`` is a power of two, so the
+    product is exact: two violations rank as ``1 + violation`` rounds (violations closer
+    than about ``1e-16 * (1 + violation)`` tie, and ties go to the lower trial number).
+    """
+    if math.isinf(loss) and loss > 0:
+        return loss
+    if not violation > 0.0:  # feasible (NaN never reaches here: the reader maps it to inf)
+        return min(loss, _BELOW_INFEASIBLE)
+    return min(INFEASIBLE * (1.0 + violation), _INFEASIBLE_MAX)
+
+
+_BELOW_INFEASIBLE = math.nextafter(INFEASIBLE, 0.0)
 
 
 def beats(b: Record, a: Record | None) -> bool:
