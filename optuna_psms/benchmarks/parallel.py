@@ -85,6 +85,9 @@ def simulate(
     n_workers: int,
     trial_durations: Sequence[float],
     callback: Callable[[float, optuna.trial.FrozenTrial], None] | None = None,
+    *,
+    catch: bool = True,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Simulation:
     """Run ``n_trials`` of ``objective`` on ``study`` as ``n_workers`` asynchronous workers.
 
@@ -96,10 +99,14 @@ def simulate(
         trial_durations: Duration of the ``i``-th trial asked (at least ``n_trials`` of them;
             see :func:`durations`).
         callback: Called after each tell with the simulated time and the told trial.
+        catch: Tell a trial whose objective raised as failed, at its end time (like
+            ``study.optimize(catch=(Exception,))``); ``False``: fail it and every running
+            trial at once and re-raise.
+        should_stop: Asked after each tell; once it is true no trial is asked any more (the
+            running ones are still told: their values are known).
 
     Returns:
-        The :class:`Simulation`. An exception of the objective is told as a failed trial
-        (at the trial's end time), like ``study.optimize(catch=(Exception,))``.
+        The :class:`Simulation`.
     """
     if n_workers < 1:
         raise ValueError(f"n_workers must be >= 1, got {n_workers!r}.")
@@ -115,8 +122,13 @@ def simulate(
         trial = study.ask()
         try:
             value: float | None = float(objective(trial))
-        except Exception:  # told as failed at its end time, as optimize(catch=...) would
-            value = None
+        except Exception:
+            if not catch:
+                for entry in running:
+                    study.tell(entry[2], state=optuna.trial.TrialState.FAIL)
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                raise
+            value = None  # told as failed at its end time, as optimize(catch=...) would
         heapq.heappush(running, (now + trial_durations[asked], trial.number, trial, value))
         asked += 1
 
@@ -133,7 +145,7 @@ def simulate(
         sim.values.append(value)
         if callback is not None:
             callback(now, frozen)
-        if asked < n_trials:
+        if asked < n_trials and not (should_stop is not None and should_stop()):
             launch(now)
     return sim
 
