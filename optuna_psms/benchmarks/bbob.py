@@ -30,6 +30,11 @@ convergence curves as PNG files (needs matplotlib). ``--pair A B`` prints, inste
 table, ``A`` against ``B`` per function and over the suite (tests and verdict in
 :mod:`optuna_psms.benchmarks._bbob_pair`).
 
+``--workers-sim 1 4 16`` runs every sampler as that many asynchronous workers sharing its
+study (:mod:`optuna_psms.benchmarks.parallel`; ``--durations`` picks the trial durations)
+and prints the normalized regret per worker count, after all the trials and at the
+simulated time the most workers take (``--workers`` stays the number of processes).
+
 :func:`make_objective` gives one problem as an Optuna objective, for scripts and for
 ``optuna-psms compare``.
 """
