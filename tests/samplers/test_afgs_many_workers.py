@@ -88,3 +88,23 @@ def test_sequential_runs_have_no_extra_points_and_16_workers_beat_random() -> No
     random_study.optimize(_objective(np.array([1.3, -2.1, 0.7, 3.3, -0.4])), n_trials=200)
     # Before the rule, 16 workers ended around 2.5 on this kind of sphere (random: ~5).
     assert parallel_study.best_value < 0.2 * random_study.best_value
+
+
+def test_a_fresh_sampler_at_every_tell_asks_the_same_extra_points() -> None:
+    # State is a function of storage: a sampler made anew after every tell (a resumed or
+    # another worker's sampler) reads the running walk points and the extras from the
+    # records and continues exactly as the sampler that wrote them.
+    def run(fresh: bool) -> list[dict[str, float]]:
+        make = lambda: FocusedGridSampler(mode="annealed", budget=200, seed=3)  # noqa: E731
+        study = optuna.create_study(sampler=make())
+
+        def told(now: float, trial: optuna.trial.FrozenTrial) -> None:
+            if fresh:
+                study.sampler = make()
+
+        objective = _objective(np.array([0.5, -1.0, 2.0, 0.0, -3.0]))
+        parallel.simulate(study, objective, 90, 16, parallel.durations("heavy", 3, 90), told)
+        assert any("x" in _record(t)["info"] for t in study.trials)  # type: ignore[operator]
+        return [t.params for t in study.trials]
+
+    assert run(fresh=True) == run(fresh=False)
