@@ -95,7 +95,9 @@ def test_a_fresh_sampler_at_every_tell_asks_the_same_extra_points() -> None:
     # another worker's sampler) reads the running walk points and the extras from the
     # records and continues exactly as the sampler that wrote them.
     def run(fresh: bool) -> list[dict[str, float]]:
-        make = lambda: FocusedGridSampler(mode="annealed", budget=200, seed=3)  # noqa: E731
+        def make() -> FocusedGridSampler:
+            return FocusedGridSampler(mode="annealed", budget=200, seed=3)
+
         study = optuna.create_study(sampler=make())
 
         def told(now: float, trial: optuna.trial.FrozenTrial) -> None:
