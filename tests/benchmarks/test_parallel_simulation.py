@@ -127,3 +127,25 @@ def test_workers_sim_table_and_its_rebuild(
     assert all(r["times"] == [1.0] * 4 + [2.0] * 4 + [3.0] * 4 + [4.0] * 4 for r in four)
     bbob.main(["--from-json", str(out)])
     assert capsys.readouterr().out == printed
+
+
+def test_gp_is_a_benchmark_baseline_only_when_named() -> None:
+    from optuna_psms.benchmarks import bbob
+    from optuna_psms.samplers._registry import SAMPLERS
+
+    assert isinstance(bbob.build_sampler("gp", 0, 10), optuna.samplers.GPSampler)
+    assert "gp" not in SAMPLERS  # not in the default --samplers: it is slow
+
+
+@pytest.mark.slow  # imports torch and fits a GP under 4 simulated workers
+def test_gp_runs_under_simulated_workers() -> None:
+    pytest.importorskip("torch")
+    from optuna_psms.benchmarks import bbob
+
+    got = bbob.run_one("gp", 1, 2, 1, 12, 0, 4, "equal")
+    trace, times = got[0], got[-1]
+    assert (
+        isinstance(times, list)
+        and len(trace) == len(times) == 12
+        and trace == sorted(trace, reverse=True)
+    )
