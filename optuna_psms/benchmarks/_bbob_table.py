@@ -180,32 +180,36 @@ def merge_saved(
 ) -> tuple[dict[str, Any], list[Any]]:
     """One run from several saved ones (seeded runs are identical across invocations).
 
-    The files must share dimension, trials and instances; their seeds, functions and
-    samplers are united (a file of seed 2 adds a third seed to a file of seeds 0-1; a sampler
-    may lack some functions: see :func:`summarize`); a run saved in several files is taken
-    from the last one. ``meta["seed_list"]`` lists the seeds, ``meta["files"]`` names the
-    files and ``meta["seconds"]`` sums their run times. A mismatch is a ``parser.error``.
+    The files must share dimension, trials, instances and the durations of simulated
+    workers; their seeds, functions, samplers and simulated worker counts are united (a file
+    of seed 2 adds a third seed to a file of seeds 0-1; a sampler may lack some functions:
+    see :func:`summarize`); a run saved in several files is taken from the last one.
+    ``meta["seed_list"]`` lists the seeds, ``meta["files"]`` names the files and
+    ``meta["seconds"]`` sums their run times. A mismatch is a ``parser.error``.
     """
     meta: dict[str, Any] = {}
-    runs: dict[tuple[str, int, int, int], Any] = {}
+    runs: dict[tuple[str, int, int, int, int | None], Any] = {}
     for path in paths:
         with open(path) as fh:
             saved = json.load(fh)
         m = saved["meta"]
         seeds = seed_list(m)
         if meta:
-            for key in ("dim", "trials", "instances"):
-                if m[key] != meta[key]:
+            for key in ("dim", "trials", "instances", "durations"):
+                if m.get(key) != meta.get(key):
                     parser.error(f"--from-json: {path} differs in {key}")
             meta["seed_list"] = sorted(set(meta["seed_list"]) | set(seeds))
             meta["seeds"] = len(meta["seed_list"])
             meta["samplers"] += [s for s in m["samplers"] if s not in meta["samplers"]]
             meta["functions"] = sorted(set(meta["functions"]) | set(m["functions"]))
+            if "workers_sim" in meta:
+                meta["workers_sim"] = sorted(set(meta["workers_sim"]) | set(m["workers_sim"]))
             meta["command"] += " + " + m["command"]
             meta["seconds"] = round(meta.get("seconds", 0) + m.get("seconds", 0), 1)
         else:
             meta = dict(m, files=[], seed_list=seeds)
         meta["files"].append(str(path).rsplit("/", 1)[-1])
         for run in saved["runs"]:
-            runs[(run["sampler"], run["function"], run["instance"], run["seed"])] = run
+            where = (run["sampler"], run["function"], run["instance"], run["seed"])
+            runs[(*where, run.get("workers"))] = run
     return meta, list(runs.values())

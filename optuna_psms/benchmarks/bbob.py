@@ -30,6 +30,11 @@ convergence curves as PNG files (needs matplotlib). ``--pair A B`` prints, inste
 table, ``A`` against ``B`` per function and over the suite (tests and verdict in
 :mod:`optuna_psms.benchmarks._bbob_pair`).
 
+``--workers-sim 1 4 16`` runs every sampler as that many asynchronous workers sharing its
+study (:mod:`optuna_psms.benchmarks.parallel`; ``--durations`` picks the trial durations)
+and prints the normalized regret per worker count, after all the trials and at the
+simulated time the most workers take (``--workers`` stays the number of processes).
+
 :func:`make_objective` gives one problem as an Optuna objective, for scripts and for
 ``optuna-psms compare``.
 """
@@ -63,6 +68,7 @@ from optuna_psms.benchmarks._bbob_table import merge_saved as merge_saved
 from optuna_psms.benchmarks._bbob_table import seed_list as seed_list
 from optuna_psms.benchmarks._bbob_table import seeds_label
 from optuna_psms.benchmarks._bbob_table import summarize as summarize
+from optuna_psms.benchmarks.parallel import DURATIONS
 from optuna_psms.samplers._registry import OURS
 
 
@@ -123,9 +129,21 @@ def build_sampler(name: str, seed: int | None, trials: int) -> optuna.samplers.B
             return _ours(base, seed, extra)
         except TypeError as exc:
             raise ValueError(f"unknown sampler {name!r}: {exc}.") from exc
+    if name in EXTRA_BASELINES:
+        return EXTRA_BASELINES[name](seed)
     if name not in SAMPLERS:
-        raise ValueError(f"unknown sampler {name!r}; choose one of {', '.join(SAMPLERS)}.")
+        names = ", ".join([*SAMPLERS, *EXTRA_BASELINES])
+        raise ValueError(f"unknown sampler {name!r}; choose one of {names}.")
     return SAMPLERS[name](seed)
+
+
+def _gp(seed: int | None) -> optuna.samplers.BaseSampler:
+    return optuna.samplers.GPSampler(seed=seed, warn_independent_sampling=False)
+
+
+#: Baselines of the benchmark only, never run unless named: ``gp`` (Optuna's ``GPSampler``,
+#: its defaults; needs torch, and takes about a minute per 5-D/200 run).
+EXTRA_BASELINES: dict[str, Callable[[int | None], optuna.samplers.BaseSampler]] = {"gp": _gp}
 
 
 #: The names that take ``@budget`` and ``{json}``: this package's samplers.
@@ -137,10 +155,22 @@ def _ours(base: str, seed: int | None, extra: dict[str, Any]) -> optuna.samplers
 
 
 def run_one(
-    sampler: str, function_id: int, dim: int, instance: int, trials: int, seed: int
-) -> tuple[list[float], float, float]:
+    sampler: str,
+    function_id: int,
+    dim: int,
+    instance: int,
+    trials: int,
+    seed: int,
+    workers_sim: int | None = None,
+    durations: str = "lognormal",
+) -> tuple[list[float], float, float] | tuple[list[float], float, float, list[float]]:
     """Best-so-far regret after each trial of one run, and the shares of coordinates
-    exactly on a wall (``-5`` or ``5``) and exactly on the centre (``0``)."""
+    exactly on a wall (``-5`` or ``5``) and exactly on the centre (``0``).
+
+    With ``workers_sim=w`` the run is :func:`optuna_psms.benchmarks.parallel.simulate` of
+    ``w`` workers (durations ``durations`` seeded by ``seed``): the trace is in the order the
+    trials finished, and the simulated end times come fourth.
+    """
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     study = optuna.create_study(sampler=build_sampler(sampler, seed, trials))
     objective = make_objective(function_id, dim, instance)
@@ -153,9 +183,26 @@ def run_one(
             best = min(best, trial.value)
         trace.append(best)
 
-    study.optimize(objective, n_trials=trials, callbacks=[record])
+    times: list[float] = []
+    if workers_sim is None:
+        study.optimize(objective, n_trials=trials, callbacks=[record])
+    else:
+        from optuna_psms.benchmarks import parallel
+
+        sim = parallel.simulate(
+            study,
+            objective,
+            trials,
+            workers_sim,
+            parallel.durations(durations, seed, trials),
+            lambda now, trial: record(study, trial),
+        )
+        times = sim.times
     x = np.array([[t.params[f"x{i}"] for i in range(dim)] for t in study.trials])
-    return trace, float(np.mean(np.abs(x) == UPPER)), float(np.mean(x == 0.0))
+    shares = float(np.mean(np.abs(x) == UPPER)), float(np.mean(x == 0.0))
+    if workers_sim is None:
+        return trace, *shares
+    return trace, *shares, times
 
 
 def _parse_ids(text: str) -> list[int]:
@@ -194,7 +241,24 @@ def main(argv: list[str] | None = None) -> None:
         "seed to a run of seeds 0-1, merged with --from-json",
     )
     parser.add_argument("--instances", default="1", help="instance indices, e.g. 1-5")
-    parser.add_argument("--workers", type=positive_int, default=1)
+    parser.add_argument(
+        "--workers", type=positive_int, default=1, help="processes running the runs (default 1)"
+    )
+    parser.add_argument(
+        "--workers-sim",
+        type=positive_int,
+        nargs="+",
+        default=None,
+        metavar="W",
+        help="simulate W asynchronous workers per run, e.g. 1 4 16 (optuna_psms.benchmarks."
+        "parallel): W trials kept running in one study; prints normalized regret per W",
+    )
+    parser.add_argument(
+        "--durations",
+        choices=DURATIONS,
+        default="lognormal",
+        help="trial durations of --workers-sim (seeded, the same for every sampler)",
+    )
     parser.add_argument("--json", default=None, help="save every run's trace here")
     parser.add_argument(
         "--from-json",
@@ -238,21 +302,25 @@ def main(argv: list[str] | None = None) -> None:
             except ValueError as exc:
                 parser.error(str(exc))
         instances = _parse_ids(args.instances)
+        sims: list[int | None] = list(dict.fromkeys(args.workers_sim or [None]))
         jobs = [
-            (s, f, args.dim, i, args.trials, seed)
+            (s, f, args.dim, i, args.trials, seed, w, args.durations)
             for f in functions
             for i in instances
             for s in samplers
             for seed in range(args.first_seed, args.first_seed + args.seeds)
+            for w in sims
         ]
         start = time.perf_counter()
         with ProcessPoolExecutor(args.workers) as pool:
             results = list(pool.map(run_one, *zip(*jobs), chunksize=1))
-        runs = [
-            {"sampler": s, "function": f, "instance": i, "seed": seed, "trace": t}
-            | {"wall": wall, "centre": centre}
-            for (s, f, _, i, _, seed), (t, wall, centre) in zip(jobs, results)
-        ]
+        runs = []
+        for (s, f, _, i, _, seed, w, _), (t, wall, centre, *times) in zip(jobs, results):
+            run = {"sampler": s, "function": f, "instance": i, "seed": seed, "trace": t}
+            run |= {"wall": wall, "centre": centre}
+            if w is not None:
+                run |= {"workers": w, "times": times[0]}
+            runs.append(run)
         meta = {
             "samplers": samplers,
             "functions": functions,
@@ -262,6 +330,11 @@ def main(argv: list[str] | None = None) -> None:
             "seed_list": list(range(args.first_seed, args.first_seed + args.seeds)),
             "instances": instances,
             "optuna": optuna.__version__,
+            **(
+                {"workers_sim": sorted(args.workers_sim), "durations": args.durations}
+                if args.workers_sim
+                else {}
+            ),
             "seconds": round(time.perf_counter() - start, 1),
             "command": "python -m optuna_psms.benchmarks.bbob " + " ".join(sys.argv[1:]),
         }
@@ -272,6 +345,25 @@ def main(argv: list[str] | None = None) -> None:
         f"bbob, {meta['dim']} dimensions, {meta['trials']} trials, "
         f"seeds {seeds_label(seed_list(meta))}, instances {meta['instances']}"
     )
+    if "workers_sim" in meta:
+        from optuna_psms.benchmarks import parallel
+
+        try:
+            workers_summary = parallel.worker_summary(
+                runs, samplers, functions, meta["workers_sim"]
+            )
+        except ValueError as exc:
+            parser.error(str(exc))
+        print(
+            f"{heading}, {meta['durations']} durations (optuna {meta['optuna']}): "
+            "normalized regret (median final regret / RandomSampler's at the same worker "
+            "count, mean over the functions) per number of simulated workers.\n"
+        )
+        print(parallel.worker_markdown(workers_summary, samplers, meta["workers_sim"]))
+        if args.plots:
+            for path in parallel.write_time_plot(runs, samplers, functions, meta, args.plots):
+                print(f"wrote {path}")
+        return
     if args.pair:
         check_pairs(args.pair, samplers, parser)
         print_pairs(args.pair, runs, functions, heading, parser)

@@ -220,6 +220,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if workers < 1:
             raise ComparisonError("--n-workers must be at least 1")
+        if args.workers_sim < 1:
+            raise ComparisonError("--workers-sim must be at least 1")
         if args.publish_every < 0:
             raise ComparisonError("--publish-every must be 0 (never) or a number of trials")
         # Checked here to name the options (compare_samplers checks them again, without).
@@ -241,6 +243,7 @@ def run(args: argparse.Namespace) -> int:
             f"Comparing {args.samplers}{added} on {spec.describe()}: "
             f"{_count(args.seeds, 'seed')} x {_count(args.n_trials, 'trial')}, "
             f"storage {hide_password(args.storage)}"
+            + (f", {args.workers_sim} simulated workers per study" if args.workers_sim > 1 else "")
         )
         result = compare_samplers(
             spec,
@@ -256,6 +259,7 @@ def run(args: argparse.Namespace) -> int:
             publish_every=args.publish_every if dashboard else 0,
             progress=progress,
             on_start=on_start,
+            workers_sim=args.workers_sim,
         )
     except (ComparisonError, ObjectiveError) as exc:
         if bar is not None:

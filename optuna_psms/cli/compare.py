@@ -147,6 +147,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="worker processes, each running whole studies (default: number of CPUs)",
     )
     p.add_argument(
+        "--workers-sim",
+        type=int,
+        default=1,
+        metavar="W",
+        help=(
+            "run each study as W asynchronous workers sharing it (W trials running at once in "
+            "one process, seeded log-normal durations; default 1: one trial at a time)"
+        ),
+    )
+    p.add_argument(
         "--resume",
         action="store_true",
         help="continue this comparison: run only what is missing",

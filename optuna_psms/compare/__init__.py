@@ -144,6 +144,7 @@ def compare_samplers(
     publish_every: int = 0,
     progress: Callable[[int], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    workers_sim: int = 1,
 ) -> Comparison:
     """Run every sampler on seeds ``0..n_seeds-1``, one study per sampler and seed.
 
@@ -179,6 +180,11 @@ def compare_samplers(
         progress: Called with the number of newly completed trials.
         on_start: Called once before running with the number of trials and of studies
             still to run.
+        workers_sim: Run each study as this many asynchronous workers sharing it
+            (:func:`optuna_psms.benchmarks.parallel.simulate`: that many trials running at
+            once in one process, seeded log-normal durations, the same for every sampler):
+            what the samplers do when trials run in parallel. ``1``: one trial after the
+            other. A resumed comparison must use the number it was started with.
 
     Returns:
         The :class:`Comparison`.
@@ -200,6 +206,8 @@ def compare_samplers(
         raise ComparisonError("the number of trials must be at least 1")
     if publish_every < 0:
         raise ComparisonError("publish_every must be 0 (never) or a number of trials")
+    if isinstance(workers_sim, bool) or not isinstance(workers_sim, int) or workers_sim < 1:
+        raise ComparisonError(f"workers_sim must be a whole number >= 1, not {workers_sim!r}")
     if direction not in ("minimize", "maximize"):
         raise ComparisonError(f"direction must be minimize or maximize, not {direction!r}")
     spec: ObjectiveSpec | Objective
@@ -238,6 +246,7 @@ def compare_samplers(
         resume,
         identity,
         initial,
+        workers_sim,
     )
     todo = [task for task, done in plan if done < task.n_trials]
     if on_start is not None:

@@ -100,7 +100,10 @@ def _top_up(
         if should_stop():
             return _Outcome(task.study_name, "interrupted")
         try:
-            study.optimize(objective, n_trials=missing, callbacks=callbacks)
+            if task.workers_sim > 1:
+                _simulate(study, objective, missing, task, callbacks[1:], on_complete, should_stop)
+            else:
+                study.optimize(objective, n_trials=missing, callbacks=callbacks)
         except Exception as exc:
             if cut_by_ctrl_c(exc):  # Optuna's UnboundLocalError when Ctrl-C cuts its last write
                 raise KeyboardInterrupt from None
@@ -123,6 +126,40 @@ def _top_up(
                 f"no trial completed in {failed_in_a_row} tries in a row in study "
                 f"{task.study_name!r} (every trial failed or returned NaN{_last_error(study)})",
             )
+
+
+def _simulate(
+    study: optuna.Study,
+    objective: Objective,
+    n_trials: int,
+    task: Task,
+    callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]],
+    on_complete: Callable[[], None],
+    should_stop: Callable[[], bool],
+) -> None:
+    """``n_trials`` of ``task.workers_sim`` simulated asynchronous workers
+    (:func:`optuna_psms.benchmarks.parallel.simulate`; log-normal durations seeded by the
+    task's seed and the trials already in the study, the same for every sampler)."""
+    from optuna_psms.benchmarks import parallel
+
+    def told(now: float, trial: optuna.trial.FrozenTrial) -> None:
+        if trial.state == TrialState.COMPLETE:
+            on_complete()
+        for callback in callbacks:
+            callback(study, trial)
+
+    offset = len(study.get_trials(deepcopy=False))
+    durations = parallel.durations("lognormal", task.seed, offset + n_trials)[offset:]
+    parallel.simulate(
+        study,
+        objective,
+        n_trials,
+        task.workers_sim,
+        durations,
+        told,
+        catch=False,
+        should_stop=should_stop,
+    )
 
 
 def _last_error(study: optuna.Study) -> str:

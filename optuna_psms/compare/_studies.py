@@ -29,6 +29,8 @@ ATTR_OBJECTIVE = "compare:objective"
 #: What :func:`prepare` matches on resume (:meth:`ObjectiveSpec.identity`).
 ATTR_OBJECTIVE_ID = "compare:objective_id"
 ATTR_NAME = "compare:name"
+#: Simulated asynchronous workers of the study's runs (absent: 1, one trial at a time).
+ATTR_WORKERS_SIM = "compare:workers_sim"
 
 
 class ComparisonError(ValueError):
@@ -44,6 +46,7 @@ class Task:
     sampler: str
     seed: int
     n_trials: int
+    workers_sim: int = 1  # simulated asynchronous workers (optuna_psms.benchmarks.parallel)
 
 
 def study_name(name: str, sampler: str, seed: int) -> str:
@@ -122,6 +125,7 @@ def prepare(
     resume: bool,
     identity: str | None = None,
     initial: Sequence[Mapping[str, Any]] = (),
+    workers_sim: int = 1,
 ) -> list[tuple[Task, int]]:
     """Create the missing studies and return every task with its COMPLETE trial count.
 
@@ -137,7 +141,9 @@ def prepare(
         ComparisonError: Studies of this comparison exist and ``resume`` is false, or an
             existing study was made on another objective.
     """
-    tasks = [Task(study_name(name, s, k), s, k, n_trials) for s in samplers for k in seeds]
+    tasks = [
+        Task(study_name(name, s, k), s, k, n_trials, workers_sim) for s in samplers for k in seeds
+    ]
     existing = set(optuna.get_all_study_names(storage))
     present = [t for t in tasks if t.study_name in existing]
     if present and not resume:
@@ -159,6 +165,12 @@ def prepare(
                     f"study {task.study_name!r} was made on {made_on!r}, not on "
                     f"{wanted!r}; {resume_hint(made_on, wanted)}"
                 )
+            made_with = int(study.user_attrs.get(ATTR_WORKERS_SIM, 1))
+            if made_with != workers_sim:
+                raise ComparisonError(
+                    f"study {task.study_name!r} was run with --workers-sim {made_with}, not "
+                    f"{workers_sim}; resume it with the same, or choose another --name"
+                )
             if study.direction.name.lower() != direction:
                 raise ComparisonError(
                     f"study {task.study_name!r} is to {study.direction.name.lower()}, "
@@ -175,6 +187,8 @@ def prepare(
             study.set_user_attr(ATTR_OBJECTIVE, description)
             study.set_user_attr(ATTR_OBJECTIVE_ID, identity)
             study.set_user_attr(ATTR_NAME, name)
+            if workers_sim != 1:
+                study.set_user_attr(ATTR_WORKERS_SIM, workers_sim)
             with warnings.catch_warnings():  # experimental in Optuna 4 and 5
                 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
                 study.set_metric_names([metric_name])

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field
 import math
 
 import numpy as np
@@ -81,6 +82,8 @@ class _Walk:
     centre_number: int = -1  # the record whose position centres the level
     latest: Record | None = None  # walk record with the largest (t, number)
     ended: bool = False  # the walk ended without a new point (stuck at T = 0)
+    running: set[int] = field(default_factory=set)  # walk records (not extras) running
+    extras: set[int] = field(default_factory=set)  # records of the level's extra points
 
 
 #: The settings of a AFGS run given none (the paper's).
@@ -106,8 +109,13 @@ class AFGSStrategy(GridBase):
     with its own draws and goes on; ``S`` such neighbours in a row lower the temperature one
     step. If ``R`` or its current point is still running, ``R`` counts as not accepted: the
     walk goes on from ``R``'s current point (what a worker gets under concurrency). When the
-    walk of a level ends (``t = Lambda - 1``), the next trial starts the next level around the
-    best finished point, even while points of the ended level still run.
+    walk of a level ends (``t = Lambda - 1``, or no new neighbour is left), the next trial
+    starts the next level around the best finished point once the level's walk points have
+    finished; while some still run (many workers), it gets an extra point of the same level
+    instead: a new grid point one or two coordinates away from the best point (marked
+    ``info["x"]``, step ``Lambda - 1``, at most ``Lambda`` per level, so a trial left running
+    for ever costs one level at most ``Lambda`` points). A sequential run never has a running
+    point at an ask and never takes an extra point.
 
     Args:
         dim: Number of coordinates ``M``.
@@ -189,6 +197,8 @@ class AFGSStrategy(GridBase):
                 return f"walk step {t!r:.40} outside [0, {self.n_points - 1}]"
             if type(u) not in (int, float) or not 0.0 <= float(u) <= 1.0:  # type: ignore[arg-type]
                 return f"acceptance draw {u!r:.40} outside [0, 1]"
+        if "x" in info and info["x"] != 1:
+            return f"extra-point mark {info['x']!r:.40} is not 1"
         if "c" in info and (type(info["c"]) is not int or info["c"] < -1):
             return f"centre {info['c']!r:.40} is not a trial number"
         for key in self.vector_names:
@@ -211,6 +221,12 @@ class AFGSStrategy(GridBase):
         if "end" in info:
             walk.ended = True
         if "t" in info:
+            if "x" in info:
+                walk.extras.add(record.number)
+            elif record.loss is None:
+                walk.running.add(record.number)
+            else:
+                walk.running.discard(record.number)
             rank = (int(info["t"]), record.number)
             latest = walk.latest
             if latest is None or rank >= (int(latest.info["t"]), latest.number):
@@ -254,6 +270,10 @@ class AFGSStrategy(GridBase):
         if centre is None:
             return self._explore(rng, k, "no centre yet")
         if self._level_done(walk):
+            if walk.running and len(walk.extras) < self.n_points:
+                extra = self._extra(k, centre, walk.centre_number, rng)
+                if extra is not None:
+                    return extra
             return self._start_level(k + 1, rng)
         latest = walk.latest
         gamma, t = [0.0] * self.dim, 0
@@ -272,6 +292,46 @@ class AFGSStrategy(GridBase):
         walk_rng = self._walk_rngs.at(int(float(latest.info["u"]) * 2**53), latest.number, 1)
         skip = min(max(number - latest.number - 1, 0), self.n_points)
         return self._walk(k, centre, walk.centre_number, gamma, t, walk_rng, skip)
+
+    def _extra(
+        self, k: int, centre: list[float], centre_number: int, rng: np.random.Generator
+    ) -> Proposal | None:
+        """A new neighbour of the best point on the level-``k`` grid, while the level's walk
+        points still run (``None`` when every neighbour is taken).
+
+        Starting the next level now would centre it on a best point that ignores them: with
+        many workers every level would be laid around the level before last's best and the
+        grid would halve on stale information. The extra points are marked ``"x"``.
+        """
+        gamma = [0.0] * self.dim
+        best = self._best
+        x_best = None if best is None else self._x.get(best.number)
+        if x_best is not None:
+            h = self.half_width(k)
+            g = [(v - c) / h for v, c in zip(x_best.tolist(), centre)]
+            if all(abs(v - round(v)) < 1e-9 and abs(round(v)) <= 1 for v in g):
+                gamma = [float(round(v)) + 0.0 for v in g]
+        # One coordinate changed, then two: a few draws each (the level grid is 3^M points).
+        for changed in (1, 2):
+            for _ in range(4 * self.dim if changed <= self.dim else 0):
+                cand = list(gamma)
+                for i in rng.choice(self.dim, changed, replace=False).tolist():
+                    others = [v for v in (-1.0, 0.0, 1.0) if v != cand[i]]
+                    cand[i] = others[int(rng.random() < 0.5)]
+                x, key = self._grid_point(centre, k, cand)
+                if key not in self._assigned:
+                    prop = self._step_proposal(
+                        np.array(x),
+                        k,
+                        centre_number,
+                        self.n_points - 1,
+                        np.array(cand),
+                        np.array(gamma),
+                        float(rng.random()),
+                    )
+                    prop.info["x"] = 1
+                    return prop
+        return None
 
     def _start_run(self, number: int, rng: np.random.Generator) -> Proposal:
         k = self.first_level
@@ -336,7 +396,13 @@ class AFGSStrategy(GridBase):
             if in_a_row >= self.stuck:
                 t += 1
                 in_a_row = 0
-        # The walk ended without a new point: the next level starts now.
+        # The walk ended without a new point: the next level starts now, unless its points
+        # still run (then an extra point of this level, see _extra).
+        walk = self._walks.get(k)
+        if walk is not None and walk.running and len(walk.extras) < self.n_points:
+            extra = self._extra(k, centre, centre_number, rng)
+            if extra is not None:
+                return extra
         if k + 1 > self.last_level:
             prop = self._explore(rng, k, "depth reached")
             prop.info["end"] = 1
