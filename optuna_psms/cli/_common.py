@@ -82,6 +82,7 @@ CLASSIFIER_NAMES = (
     "svc",
     "random_forest",
     "xgboost",
+    "hist_gradient_boosting",
 )
 SELECTOR_NAMES = (
     "none",
@@ -104,6 +105,7 @@ REGRESSOR_NAMES = (
     "gradient_boosting",
     "mlp",
     "xgboost",
+    "hist_gradient_boosting",
 )
 REGRESSION_SELECTOR_NAMES = ("none", "ftest", "mutual_info", "rf", "pca", "mask")
 METRIC_NAMES = ("ber", "error", "auc", "pi_svm")

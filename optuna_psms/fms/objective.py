@@ -20,6 +20,7 @@ from optuna_psms.fms._folds import FoldTask
 from optuna_psms.fms._folds import run_folds
 from optuna_psms.fms._folds import Split
 from optuna_psms.fms._folds import TrialTimeoutError
+from optuna_psms.fms._memory import check_trial_memory
 from optuna_psms.fms._objective_args import check_objective_arguments
 from optuna_psms.fms._outcome import INTERRUPTED
 from optuna_psms.fms.data import check_classification_data
@@ -91,7 +92,14 @@ class FullModelObjective:
         complexity: str | None = None,
         complexity_weight: float | None = None,
         enable_pruning: bool = False,
+        trial_memory: float | None = None,
     ) -> None:
+        self.trial_memory = check_trial_memory(trial_memory)
+        #: ``time.monotonic()`` past which a running trial is stopped (the time budget's end of
+        #: the search, see fms/_budget.py); ``None``: none.
+        self.deadline: float | None = None
+        #: Why the time budget leaves no room for the final check (``None``: it does).
+        self.final_check_skip: str | None = None
         check_objective_arguments(
             space, subsample, n_jobs, random_state, trial_timeout, complexity, complexity_weight
         )
@@ -211,16 +219,19 @@ class FullModelObjective:
             _study_info.study_attr_once(trial, MASK_RULE_ATTR, mask_rule(self.context))
         number = getattr(trial, "number", 0)
         reports = self._reports(trial)
+        limit, by_budget = self._trial_limit()
         start = time.perf_counter()
         results: list[tuple[float, int, float, float]] = []
         try:
             splits = self.splits(number)
             folds = run_folds(
-                FoldTask(self._pipeline(spec), splits, self.metric, self.n_classes),
+                FoldTask(
+                    self._pipeline(spec), splits, self.metric, self.n_classes, self.trial_memory
+                ),
                 self.X,
                 self.y,
                 n_jobs=self.n_jobs,
-                trial_timeout=self.trial_timeout,
+                trial_timeout=limit,
             )
             try:
                 for step, result in enumerate(folds):
@@ -244,6 +255,8 @@ class FullModelObjective:
                 reason = f"{type(exc).__name__}: {exc}"[:1000]
             if isinstance(exc, TrialTimeoutError):
                 trial.set_user_attr("fms:timeout", True)
+                if by_budget:
+                    reason = f"stopped by the time budget (the search's end): {reason}"
             trial.set_user_attr("fms:error", reason)
             trial.set_user_attr("fms:fit_time", round(time.perf_counter() - start, 4))
             _logger.warning(f"Trial {number} pipeline failed ({spec.describe()}): {reason}")
@@ -262,6 +275,16 @@ class FullModelObjective:
         if self.complexity_weight is None:
             return loss, value
         return loss + self.complexity_weight * value
+
+    def _trial_limit(self) -> tuple[float | None, bool]:
+        """This trial's time limit: ``trial_timeout``, or less when the time budget's end of
+        the search (:attr:`deadline`) comes first; and whether the budget set it."""
+        if self.deadline is None:
+            return self.trial_timeout, False
+        left = max(self.deadline - time.monotonic(), 0.1)
+        if self.trial_timeout is not None and self.trial_timeout <= left:
+            return self.trial_timeout, False
+        return left, True
 
     def _fold_value(self, result: tuple[float, int, float, float]) -> float:
         """What a pruner sees for one fold: its loss, plus the weighted complexity if any."""
@@ -304,6 +327,7 @@ def make_objective(
     complexity: str | None = None,
     complexity_weight: float | None = None,
     enable_pruning: bool = False,
+    trial_memory: float | None = None,
 ) -> FullModelObjective:
     """Objective for full model selection: k-fold CV loss of a sampled pipeline.
 
@@ -371,6 +395,10 @@ def make_objective(
         complexity_weight: Weight of the scalarised form (``None``: two objectives).
         enable_pruning: Report each fold to the study's pruner and stop the trial when it
             says so (see *Pruning*).
+        trial_memory: Memory ceiling of one trial in MiB (``None``: none; Linux). The folds
+            then run in the worker process, as with ``trial_timeout``; a trial that allocates
+            past it fails with ``fms:error`` starting ``"exceeded trial_memory"`` and the
+            study goes on (see :mod:`optuna_psms.fms._memory`).
 
     Returns:
         A :class:`FullModelObjective`, callable as ``objective(trial)``.
@@ -414,4 +442,5 @@ def make_objective(
         complexity=complexity,
         complexity_weight=complexity_weight,
         enable_pruning=enable_pruning,
+        trial_memory=trial_memory,
     )
