@@ -268,19 +268,23 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
                 show_progress_bar=self.show_progress_bar,
                 callbacks=[*(callbacks or []), *extra],
             )
-        self._budget = budget
         record = None if budget is None else end_of_search(self, budget, study)
         completed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
         if not completed:
             errors = {
                 failure_reason(t.user_attrs) or "?" for t in study.get_trials(deepcopy=False)
             }
+            ended = ""
+            if record is not None and record["stopped_by"] == "time_budget":
+                ended = f"the time budget of {record['time_budget']:g} s ended the search; "
             raise RuntimeError(
-                "no pipeline could be evaluated; errors: " + "; ".join(sorted(errors))[:2000]
+                f"no pipeline could be evaluated; {ended}errors: "
+                + "; ".join(sorted(errors))[:2000]
             )
         if self.show_progress_bar:  # after the bar's 100 %, the refits can take minutes
             print(self._progress_line(objective), file=sys.stderr, flush=True)
         best, loss = choose(self, X, y, objective, study)
+        self._budget = budget  # read by FullModelSelector._refit (the vote, the check)
         try:
             self._refit(objective, study, best)
         finally:
