@@ -6,6 +6,7 @@ quarters each method is fitted in its own child process (so that its peak memory
 * ``psms``: ``FullModelSelector(time_budget=BUDGET, n_trials=None, random_state=0)``, the
   default pool and search, public API only;
 * ``hgb``: ``HistGradientBoostingClassifier()`` with scikit-learn's defaults;
+* ``psms_rows`` (only when named in ``--methods``): the same with ``rows_fidelity=0.25``;
 * ``flaml``: ``flaml.AutoML().fit(time_budget=BUDGET, task="classification", seed=0)`` when
   FLAML is installed (``pip install "optuna-psms[anchors]"``).
 
@@ -37,6 +38,8 @@ import numpy as np
 
 DATASETS = ("synthetic50k", "magic")
 METHODS = ("psms", "hgb", "flaml")
+#: Also accepted by --methods: the same search with rows_fidelity=0.25.
+VARIANTS = ("psms_rows",)
 
 
 def load(name: str) -> tuple[Any, Any]:
@@ -71,10 +74,13 @@ def run_one(method: str, name: str, budget: float) -> dict[str, Any]:
     X_tr, X_te, y_tr, y_te = split(name)
     start = time.monotonic()
     extra: dict[str, Any] = {}
-    if method == "psms":
+    if method in ("psms", "psms_rows"):
         from optuna_psms.fms import FullModelSelector
 
-        model: Any = FullModelSelector(time_budget=budget, n_trials=None, random_state=0)
+        fidelity = 0.25 if method == "psms_rows" else None
+        model: Any = FullModelSelector(
+            time_budget=budget, n_trials=None, random_state=0, rows_fidelity=fidelity
+        )
         model.fit(X_tr, y_tr)
         extra = {"model": model.describe()[:300], "budget": model.time_budget_}
     elif method == "hgb":
@@ -88,7 +94,8 @@ def run_one(method: str, name: str, budget: float) -> dict[str, Any]:
         model.fit(X_tr, y_tr, task="classification", time_budget=budget, seed=0, verbose=0)
         extra = {"model": str(model.best_estimator)}
     else:
-        raise SystemExit(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+        known = ", ".join(METHODS + VARIANTS)
+        raise SystemExit(f"unknown method {method!r}; choose from {known}")
     wall = time.monotonic() - start
     pred = np.asarray(model.predict(X_te))
     return {

@@ -30,6 +30,8 @@ from optuna_psms.fms._budget import end_of_search
 from optuna_psms.fms._budget import Progress
 from optuna_psms.fms._budget import TimeBudget
 from optuna_psms.fms._cost import fit_pool
+from optuna_psms.fms._fidelity import applies as fidelity_applies
+from optuna_psms.fms._fidelity import fidelity_pruner
 from optuna_psms.fms._folds import quiet_fit
 from optuna_psms.fms._identifiers import warn_identifier_columns
 from optuna_psms.fms._initial import API_ADVICE
@@ -108,6 +110,16 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
     callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]] | None
     time_budget: float | None
     trial_memory: float | None
+    rows_fidelity: float | None
+
+    def _pruner(self, objective: FullModelObjective) -> optuna.pruners.BasePruner:
+        """The study's pruner: the user's, else the first rung's (``rows_fidelity``), else
+        none."""
+        if self.pruner is not None:
+            return self.pruner
+        if fidelity_applies(objective.rows_fidelity, int(objective.X.shape[0])):
+            return fidelity_pruner()
+        return optuna.pruners.NopPruner()
 
     def _budget_seconds(self) -> float | None:
         # Models pickled before time_budget existed have no such attribute.
@@ -188,6 +200,7 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
             complexity_weight=self.complexity_weight,
             enable_pruning=self.pruner is not None,
             trial_memory=getattr(self, "trial_memory", None),
+            rows_fidelity=getattr(self, "rows_fidelity", None),
         )
 
     def _search(self, X: Any, y: Any) -> None:
@@ -226,7 +239,7 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         study = optuna.create_study(
             storage=storage,
             sampler=self._make_sampler(),
-            pruner=self.pruner if self.pruner is not None else optuna.pruners.NopPruner(),
+            pruner=self._pruner(objective),
             study_name=self.study_name,
             directions=objective.directions,
             load_if_exists=self.load_if_exists,

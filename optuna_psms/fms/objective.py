@@ -15,6 +15,10 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
 
 from optuna_psms.fms._builtin import mask_rule
+from optuna_psms.fms._fidelity import applies as fidelity_applies
+from optuna_psms.fms._fidelity import check_rows_fidelity
+from optuna_psms.fms._fidelity import first_rung_split
+from optuna_psms.fms._fidelity import PRUNED_AT
 from optuna_psms.fms._folds import FoldError
 from optuna_psms.fms._folds import FoldTask
 from optuna_psms.fms._folds import run_folds
@@ -93,8 +97,10 @@ class FullModelObjective:
         complexity_weight: float | None = None,
         enable_pruning: bool = False,
         trial_memory: float | None = None,
+        rows_fidelity: float | None = None,
     ) -> None:
         self.trial_memory = check_trial_memory(trial_memory)
+        self.rows_fidelity = check_rows_fidelity(rows_fidelity)
         #: ``time.monotonic()`` past which a running trial is stopped (the time budget's end of
         #: the search, see fms/_budget.py); ``None``: none.
         self.deadline: float | None = None
@@ -224,6 +230,9 @@ class FullModelObjective:
         results: list[tuple[float, int, float, float]] = []
         try:
             splits = self.splits(number)
+            offset, spent = self._first_rung(trial, spec, splits, limit, start)
+            if limit is not None and spent:
+                limit = max(limit - spent, 0.1)
             folds = run_folds(
                 FoldTask(
                     self._pipeline(spec), splits, self.metric, self.n_classes, self.trial_memory
@@ -237,7 +246,7 @@ class FullModelObjective:
                 for step, result in enumerate(folds):
                     results.append(result)
                     if reports:
-                        trial.report(self._fold_value(result), step)
+                        trial.report(self._fold_value(result), step + offset)
                         if trial.should_prune():
                             self._record(trial, results, start)
                             trial.set_user_attr("fms:pruned_after_fold", step + 1)
@@ -275,6 +284,36 @@ class FullModelObjective:
         if self.complexity_weight is None:
             return loss, value
         return loss + self.complexity_weight * value
+
+    def _first_rung(
+        self,
+        trial: optuna.trial.BaseTrial,
+        spec: PipelineSpec,
+        splits: list[Split],
+        limit: float | None,
+        start: float,
+    ) -> tuple[int, float]:
+        """The first rung of ``rows_fidelity`` (fms/_fidelity.py): fold 0 on a share of its
+        training rows, reported as step 0; raises ``optuna.TrialPruned`` when the pruner says
+        so. Returns the step offset of the full folds (1 after a rung, else 0) and the
+        seconds the rung took."""
+        single = isinstance(trial, optuna.trial.Trial) and len(self.directions) == 1
+        if not single or not fidelity_applies(self.rows_fidelity, int(self.X.shape[0])):
+            return 0, 0.0
+        assert self.rows_fidelity is not None
+        number = getattr(trial, "number", 0)
+        split = first_rung_split(splits[0], self.rows_fidelity, self._seed, number)
+        task = FoldTask(
+            self._pipeline(spec), [split], self.metric, self.n_classes, self.trial_memory
+        )
+        began = time.perf_counter()
+        (result,) = list(run_folds(task, self.X, self.y, trial_timeout=limit))
+        trial.report(self._fold_value(result), 0)
+        if trial.should_prune():
+            trial.set_user_attr(PRUNED_AT, int(split[0].size))
+            trial.set_user_attr("fms:fit_time", round(time.perf_counter() - start, 4))
+            raise optuna.TrialPruned(f"pruned at the first rung ({split[0].size} rows)")
+        return 1, time.perf_counter() - began
 
     def _trial_limit(self) -> tuple[float | None, bool]:
         """This trial's time limit: ``trial_timeout``, or less when the time budget's end of
@@ -328,6 +367,7 @@ def make_objective(
     complexity_weight: float | None = None,
     enable_pruning: bool = False,
     trial_memory: float | None = None,
+    rows_fidelity: float | None = None,
 ) -> FullModelObjective:
     """Objective for full model selection: k-fold CV loss of a sampled pipeline.
 
@@ -399,6 +439,10 @@ def make_objective(
             then run in the worker process, as with ``trial_timeout``; a trial that allocates
             past it fails with ``fms:error`` starting ``"exceeded trial_memory"`` and the
             study goes on (see :mod:`optuna_psms.fms._memory`).
+        rows_fidelity: A share in ``(0, 1)``: from 10,000 rows on, each trial is first
+            scored on that share of its first fold's training rows and reported to the
+            study's pruner as step 0 (the full folds follow as steps 1, 2, ...); ``None``
+            (default): off. See :mod:`optuna_psms.fms._fidelity`.
 
     Returns:
         A :class:`FullModelObjective`, callable as ``objective(trial)``.
@@ -443,4 +487,5 @@ def make_objective(
         complexity_weight=complexity_weight,
         enable_pruning=enable_pruning,
         trial_memory=trial_memory,
+        rows_fidelity=rows_fidelity,
     )

@@ -173,6 +173,11 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             space may grow by that much; a trial past it fails with ``fms:error`` starting
             ``"exceeded trial_memory"`` and the search goes on. The refits after the search
             have no ceiling. See :mod:`optuna_psms.fms._memory`.
+        rows_fidelity: Rows as a fidelity (``None``: off, the default): a share in
+            ``(0, 1)``; from 10,000 rows on, each trial is first fitted on that share of its
+            first fold's training rows, and stopped there (``PRUNED``) when the pruner says
+            so; without a ``pruner``, a median rule after 5 trials. See
+            :mod:`optuna_psms.fms._fidelity`.
     Attributes:
         best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts
             indices into ``classes_``.
@@ -278,6 +283,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         final_check: str | None = "svc",
         time_budget: float | None = None,
         trial_memory: float | None = None,
+        rows_fidelity: float | None = None,
     ) -> None:
         self.space = space
         self.sampler = sampler
@@ -305,6 +311,7 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         self.callbacks = callbacks
         self.time_budget = time_budget
         self.trial_memory = trial_memory
+        self.rows_fidelity = rows_fidelity
         self.final_check = final_check
 
     def _fitted(self, objective: FullModelObjective) -> None:
