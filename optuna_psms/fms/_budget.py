@@ -8,9 +8,9 @@ best trial so far (its mean fold time scaled to all the rows by its model's row 
 running at that moment is stopped (its folds run in a worker process, as with
 ``trial_timeout``; it fails with ``fms:timeout`` and says that the budget ended it). After the
 search, the vote keeps the best members whose estimated refits fit in what is left (at least
-the best one), and the final check runs only when its cross-validation of the vote is
-estimated to take at most a third of what is left then (the SVC's grid is bounded by its own
-row limit).
+the best one), and the final check runs only when its cross-validation of the vote and its
+SVC grid (one SVC fit timed on 500 rows, scaled as rows²) are estimated to take at most a third
+of what is left then.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import time
 from typing import Any
 from typing import TextIO
 
+import numpy as np
 import optuna
 
 from optuna_psms.fms._cost import refit_seconds
@@ -56,15 +57,18 @@ def check_time_budget(value: Any) -> float | None:
 
 def trial_refit_seconds(objective: Any, trial: optuna.trial.FrozenTrial) -> float:
     """Estimated seconds to refit ``trial``'s pipeline on all the objective's rows."""
-    folds = trial.user_attrs.get("fms:fold_scores") or [0.0]
-    fit_time = trial.user_attrs.get("fms:fit_time")
-    if not isinstance(fit_time, int | float):
-        return 0.0
+    fold = getattr(objective, "fold_seconds", {}).get(trial.number)
+    if fold is None:  # a trial of another process: its whole time, worker start included
+        folds = trial.user_attrs.get("fms:fold_scores") or [0.0]
+        fit_time = trial.user_attrs.get("fms:fit_time")
+        if not isinstance(fit_time, int | float):
+            return 0.0
+        fold = float(fit_time) / max(len(folds), 1)
     prefix = objective.space.model_prefix
     names = objective.space.classifier_names
     name = str(trial.params.get(f"{prefix}:method", names[0]))
     return refit_seconds(
-        float(fit_time) / max(len(folds), 1),
+        fold,
         int(objective.context.n_samples),
         int(objective.y.shape[0]),
         objective.space.model_kind,
@@ -133,15 +137,18 @@ class TimeBudget:
             total += cost
         return kept, total
 
-    def check_skip(self, refits: float, folds: int) -> str | None:
-        """Why the final check does not fit in what is left (``None``: it fits)."""
+    def check_skip(self, refits: float, folds: int, svc: float = 0.0) -> str | None:
+        """Why the final check does not fit in what is left (``None``: it fits): its
+        ``folds``-fold CV of the vote (``folds`` times the vote's ``refits``) and its SVC
+        (``svc`` seconds, :func:`svc_check_seconds`) must take at most a third of what is left
+        after the refits."""
         left = self.left() - refits
-        cost = folds * refits
+        cost = folds * refits + svc
         if cost <= left / 3.0:
             return None
         return (
-            f"the time budget: its {folds}-fold CV of the vote would take about {cost:.0f} s, "
-            f"{max(left, 0.0):.0f} s are left"
+            f"the time budget: it would take about {cost:.0f} s ({folds}-fold CV of the vote "
+            f"and the SVC's grid), {max(left, 0.0):.0f} s are left"
         )
 
     def record(self, n_trials: int, stopped_by: str) -> dict[str, Any]:
@@ -152,6 +159,28 @@ class TimeBudget:
             "trials": n_trials,
             "stopped_by": stopped_by,
         }
+
+
+#: Rows of the SVC fit timed by :func:`svc_check_seconds`.
+SVC_PROBE_ROWS = 500
+
+
+def svc_check_seconds(objective: Any) -> float:
+    """Estimated seconds of the final check's SVC: its grid (20 settings x 3 folds on 2/3 of
+    the rows) and its 5 CV fits (on 4/5), from one default SVC fit timed on
+    :data:`SVC_PROBE_ROWS` rows and scaled as the square of the rows."""
+    from optuna_psms.fms._final_check import svc_pipeline
+
+    n = int(objective.y.shape[0])
+    probe = min(n, SVC_PROBE_ROWS)
+    rows = np.random.default_rng(0).choice(n, size=probe, replace=False)
+    began = time.perf_counter()
+    try:
+        svc_pipeline().fit(objective.X[rows], objective.y[rows])
+    except ValueError:  # a class missing from the probe: scale from what it cost anyway
+        pass
+    seconds = time.perf_counter() - began
+    return float(seconds * (60 * (2 / 3 * n / probe) ** 2 + 5 * (4 / 5 * n / probe) ** 2))
 
 
 def end_of_search(model: Any, budget: TimeBudget, study: optuna.Study) -> dict[str, Any]:

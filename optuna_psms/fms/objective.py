@@ -106,6 +106,8 @@ class FullModelObjective:
         self.deadline: float | None = None
         #: Why the time budget leaves no room for the final check (``None``: it does).
         self.final_check_skip: str | None = None
+        #: Mean fit seconds of a fold per trial number, of the trials this object scored.
+        self.fold_seconds: dict[int, float] = {}
         check_objective_arguments(
             space, subsample, n_jobs, random_state, trial_timeout, complexity, complexity_weight
         )
@@ -344,6 +346,8 @@ class FullModelObjective:
         # pipeline and the psms attrs sorted after fms:model_size and fms:n_samples, out of
         # sight (usertrial3, 26 Nov 2026). The model size is kept where it counts, with
         # complexity=; the rows scored are the study's (len(fold_scores) folds).
+        # Fit seconds per fold, without the worker's start (the time budget's estimates).
+        self.fold_seconds[getattr(trial, "number", 0)] = float(np.mean([r[3] for r in results]))
         trial.set_user_attr("fms:fold_scores", [round(r[0], 6) for r in results])
         trial.set_user_attr("fms:n_features", int(np.median([r[1] for r in results])))
         if self.complexity is not None:

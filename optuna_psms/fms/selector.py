@@ -14,6 +14,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms.fms import _final_check
+from optuna_psms.fms._budget import svc_check_seconds
 from optuna_psms.fms._ensemble import check_ensemble_top
 from optuna_psms.fms._ensemble import ensemble_trials
 from optuna_psms.fms._ensemble import fit_members
@@ -343,7 +344,11 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         budget = getattr(self, "_budget", None)
         if budget is not None and searching:  # the vote and the check fit in what is left
             trials, refits = budget.members(objective, trials)
-            objective.final_check_skip = budget.check_skip(refits, _final_check.FOLDS)
+            svc = 0.0
+            if getattr(self, "final_check", None) is not None:
+                if _final_check.skip_reason(objective) is None:  # not above its row limit
+                    svc = svc_check_seconds(objective)
+            objective.final_check_skip = budget.check_skip(refits, _final_check.FOLDS, svc)
         # The check first, then only what it keeps is refitted (not the vote's members for
         # an SVC that replaces them).
         record = _final_check.apply(self, objective, study, trials, searching)

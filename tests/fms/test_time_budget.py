@@ -16,6 +16,7 @@ from optuna_psms.fms import FullModelSpace
 from optuna_psms.fms._budget import check_time_budget
 from optuna_psms.fms._budget import Progress
 from optuna_psms.fms._budget import STOPPED_MARK
+from optuna_psms.fms._budget import svc_check_seconds
 from optuna_psms.fms._budget import TimeBudget
 
 
@@ -93,3 +94,16 @@ def test_progress_lines_say_trials_best_and_time_left() -> None:
     slow = Progress("ber", None, stream=quiet, every=3600.0)
     slow.callback(study, study.trials[0])
     assert quiet.getvalue() == ""  # within 30 s (here an hour) of the last line: nothing
+
+
+def test_the_final_check_counts_its_svc_grid() -> None:
+    class _Objective:
+        X = np.random.default_rng(0).normal(size=(2_000, 3))
+        y = (X[:, 0] > 0).astype(np.int64)
+
+    seconds = svc_check_seconds(_Objective())
+    assert seconds > 0.0
+    budget = TimeBudget(1_000.0)
+    assert budget.check_skip(1.0, 5, svc=10.0) is None
+    said = budget.check_skip(1.0, 5, svc=10_000.0)
+    assert said is not None and said.startswith("the time budget: it would take about")
