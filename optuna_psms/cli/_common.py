@@ -52,6 +52,7 @@ CLASSIFIER_NAMES = (
     "svc",
     "random_forest",
     "xgboost",
+    "hist_gradient_boosting",
 )
 SELECTOR_NAMES = (
     "none",
@@ -74,6 +75,7 @@ REGRESSOR_NAMES = (
     "gradient_boosting",
     "mlp",
     "xgboost",
+    "hist_gradient_boosting",
 )
 REGRESSION_SELECTOR_NAMES = ("none", "ftest", "mutual_info", "rf", "pca", "mask")
 METRIC_NAMES = ("ber", "error", "auc", "pi_svm")
@@ -125,9 +127,11 @@ def save_model(model: Any, path: str) -> None:
 
 #: What ``--initial-pipelines defaults`` evaluates first, for the options' help.
 INITIAL_HELP = (
-    "'defaults' evaluates scikit-learn's default RBF SVC, logistic regression, random forest "
-    "and gradient boosting first, as the first trials of every new study; 'none': the "
-    "sampler proposes every trial (default: defaults; see FullModelSelector's "
+    "'defaults' evaluates textbook pipelines first, as the first trials of every new study "
+    "(classification: scikit-learn's default RBF SVC, logistic regression, random forest and "
+    "gradient boosting, histogram gradient boosting first on large data; regression: "
+    "histogram gradient boosting, ridge on standardised columns, a random forest); 'none': "
+    "the sampler proposes every trial (default: defaults; see FullModelSelector's "
     "initial_pipelines)"
 )
 

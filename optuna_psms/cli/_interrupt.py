@@ -27,6 +27,8 @@ def resume_hint(args: argparse.Namespace, study_name: str, more: str = "") -> st
     else:
         resume = f"resume it with the same command and --study-name {study_name}"
     # A rerun adds --n-trials trials to those already in the study; not "up to" that number.
+    if args.n_trials is None:  # --time-budget alone: a rerun searches for another budget
+        return resume + f" (it searches for another --time-budget {args.time_budget:g} s{more})"
     trials = f"{args.n_trials} more trial{'' if args.n_trials == 1 else 's'}"
     return resume + f" (it runs {trials}: --n-trials counts each run's{more})"
 

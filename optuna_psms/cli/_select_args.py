@@ -84,9 +84,26 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     sel.add_argument(
         "--n-trials",
         type=int,
-        default=100,
+        default=None,
         metavar="N",
-        help="trials of this worker (default: 100)",
+        help="trials of this worker (default: 100; with --time-budget, as many as it allows)",
+    )
+    sel.add_argument(
+        "--time-budget",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds for this worker's whole search, final check and refit: the search "
+        "stops early enough for the rest to fit, and a line says when the budget ended it; "
+        "without a terminal a progress line every 30 s (default: none)",
+    )
+    sel.add_argument(
+        "--trial-memory",
+        type=int,
+        default=None,
+        metavar="MB",
+        help="memory ceiling of one trial in MiB (Linux): a pipeline past it fails its trial "
+        "(reason recorded) and the search goes on (default: none)",
     )
     sel.add_argument(
         "--timeout",
@@ -138,7 +155,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "between the vote and a grid-tuned RBF SVC, a tie going to the vote (default for a "
         "classification: svc; none keeps the vote; see FullModelSelector's final_check)",
     )
-    add_initial_pipelines_option(sel, "classification")
+    add_initial_pipelines_option(sel, "classification and regression")
     sel.add_argument(
         "--test-size",
         type=float,
@@ -235,6 +252,18 @@ def check_args(args: argparse.Namespace) -> None:
     """
     if args.n_trials is not None and args.n_trials < 1:
         raise UserError("--n-trials must be at least 1")
+    if args.time_budget is not None and not (
+        math.isfinite(args.time_budget) and args.time_budget > 0
+    ):
+        raise UserError(
+            f"--time-budget must be a positive number of seconds; got {args.time_budget}"
+        )
+    if args.trial_memory is not None and args.trial_memory < 1:
+        raise UserError(
+            f"--trial-memory must be a positive number of MiB; got {args.trial_memory}"
+        )
+    if args.n_trials is None and args.time_budget is None:
+        args.n_trials = 100
     if args.trial_timeout is not None and not (
         math.isfinite(args.trial_timeout) and args.trial_timeout > 0
     ):

@@ -201,6 +201,24 @@ def publish_callbacks(every: int) -> list[Any] | None:
     return [PublishCallback(every)]
 
 
+def _whole_pool(task: str) -> list[str]:
+    """The models of the default pool: every one, xgboost only when it is installed."""
+    from optuna_psms._extras import missing
+
+    pool = REGRESSOR_NAMES if task == "regression" else CLASSIFIER_NAMES
+    return [c for c in pool if not (missing("xgboost") and c == "xgboost")]
+
+
+def chosen_space(settings: StudySettings) -> Any:
+    """The estimators' ``space``: ``None`` (their default pool) when neither the models nor
+    the selectors were restricted, since the default pool leaves out the components that
+    cannot finish at the data's size (``optuna_psms.fms._cost``) and a pool the user chose
+    is kept as given; else :func:`space`."""
+    if settings.selectors is None and settings.classifiers == _whole_pool(settings.task):
+        return None
+    return space(settings)
+
+
 def space(settings: StudySettings) -> Any:
     """The search space of ``settings``; a bad name is a :class:`UserError` naming its flag."""
     from optuna_psms.fms import FullModelSpace
@@ -269,7 +287,7 @@ def selector(settings: StudySettings, seed: int, **kwargs: Any) -> Any:
     regression = settings.task == "regression"
     estimator = FullModelRegressor if regression else FullModelSelector
     return estimator(
-        space=space(settings),
+        space=chosen_space(settings),
         cv=settings.cv,
         metric=settings.metric,
         subsample=settings.subsample,

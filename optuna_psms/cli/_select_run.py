@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+import contextlib
 import os
 import signal
 import sys
@@ -160,6 +162,10 @@ def _search_model(
         n_trials=args.n_trials,
         timeout=args.timeout,
         trial_timeout=args.trial_timeout,
+        time_budget=args.time_budget,
+        trial_memory=args.trial_memory,
+        # Without a terminal (no progress bar), a line every 30 s says how the budget goes.
+        verbose=1 if args.time_budget is not None and not show_progress_bar(args) else 0,
         storage=storage,
         study_name=study_name,
         load_if_exists=True,
@@ -200,16 +206,49 @@ def _print_start(
     )
 
 
+#: The options that bound a trial, in the command's words.
+TIME_FLAGS = "--trial-timeout or --time-budget"
+
+
+@contextlib.contextmanager
+def _no_optuna_info() -> Iterator[None]:
+    """Keep Optuna's per-trial INFO lines out of the command's output while the search
+    runs with ``verbose=1`` (for its progress lines, without a terminal): the command shows
+    Optuna's errors only."""
+    import logging
+
+    class _ErrorsOnly(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            return record.levelno >= logging.ERROR
+
+    handlers = logging.getLogger("optuna").handlers
+    quiet = _ErrorsOnly()
+    for handler in handlers:
+        handler.addFilter(quiet)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(quiet)
+
+
 def _one_line(shown: Any) -> Any:
     """``warnings.showwarning`` that says the search's short-budget warning as one
     ``warning:`` line in the command's words (before the search), and others as ``shown``."""
+    from optuna_psms.fms._cost import LEFT_OUT
+    from optuna_psms.fms._cost import MAY_NOT_FINISH
     from optuna_psms.fms._initial import API_ADVICE
     from optuna_psms.fms._initial import CLI_ADVICE
     from optuna_psms.fms._initial import SHORT_BUDGET_MARK
 
     def show(message: Any, category: Any, filename: str, lineno: int, *rest: Any) -> None:
-        if SHORT_BUDGET_MARK in str(message):
-            warn(f"warning: {str(message).replace(API_ADVICE, CLI_ADVICE)}")
+        text = str(message)
+        if SHORT_BUDGET_MARK in text:
+            warn(f"warning: {text.replace(API_ADVICE, CLI_ADVICE)}")
+        elif LEFT_OUT in text:  # the default pool at this size: said as a note
+            warn(f"note: {text}")
+        elif MAY_NOT_FINISH in text:  # a pool the command line chose
+            warn(f"warning: {text.replace('trial_timeout or time_budget', TIME_FLAGS)}")
         else:
             shown(message, category, filename, lineno, *rest)
 
@@ -240,7 +279,8 @@ def _search(model: Any, X: Any, y: Any) -> bool:
             # Said below the saved model's lines, for the vote saved, with the flags' names.
             warnings.filterwarnings("ignore", message=WHOLE_STUDY_VOTE, category=UserWarning)
             warnings.showwarning = _one_line(warnings.showwarning)
-            model.fit(X, y)
+            with _no_optuna_info():
+                model.fit(X, y)
     except KeyboardInterrupt:
         return True
     except Exception as exc:
@@ -329,7 +369,7 @@ def _run(args: argparse.Namespace) -> int:
     elif final_check == "svc":
         raise UserError("--final-check svc is for classification; this is a regression")
     initial = {}
-    if classification and args.initial_pipelines is not None:
+    if args.initial_pipelines is not None:
         initial["initial_pipelines"] = (
             None if args.initial_pipelines == "none" else args.initial_pipelines
         )

@@ -204,7 +204,7 @@ def cv_losses(
 
 def skip_reason(objective: FullModelObjective) -> str | None:
     """Why the check is skipped on the objective's rows before any fit (too many rows, a class
-    too small for two folds), or ``None``."""
+    too small for two folds, the time budget), or ``None``."""
     rows = int(objective.y.shape[0])
     if rows > MAX_ROWS:
         return (
@@ -213,7 +213,8 @@ def skip_reason(objective: FullModelObjective) -> str | None:
         )
     if int(np.bincount(objective.y.astype(np.int64)).min()) < 2:
         return "a class has fewer than 2 search rows"
-    return None
+    budget = getattr(objective, "final_check_skip", None)  # fms/_budget.py
+    return None if budget is None else str(budget)
 
 
 def kept(trials: list[Any]) -> str:

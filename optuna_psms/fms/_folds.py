@@ -26,7 +26,10 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
+from optuna_psms.fms._memory import limit_memory
+from optuna_psms.fms._memory import memory_reason
 from optuna_psms.fms._worker import dumps
 from optuna_psms.fms._worker import worker_of_this_thread
 from optuna_psms.fms._worker import WorkerDied
@@ -63,12 +66,19 @@ class FoldTask:
     splits: list[Split]
     metric: str
     n_classes: int
+    memory_mb: float | None = None  # the trial's memory ceiling (fms/_memory.py), MiB
 
 
 @contextmanager
 def quiet_fit() -> Iterator[None]:
     """Silence warnings (a fit inside a search or a refit), but raise scikit-learn MLP's
-    "Training interrupted by user." as the Ctrl-C it was.
+    "Training interrupted by user." as the Ctrl-C it was; and fit on one OpenMP thread.
+
+    One thread, as every other component of the pool (``n_jobs=1``): scikit-learn's
+    histogram gradient boosting uses OpenMP, whose threads spin while they wait. On the
+    2-core machine shared with other jobs (load 8), one ``HistGradientBoostingRegressor()``
+    fit on 4,800 rows took 29.2 s with OpenMP's default threads and 0.98 s with one
+    (issue 32, 28 Nov 2026).
 
     ``MLPClassifier``/``MLPRegressor`` catch a Ctrl-C in their training loop, warn and return
     the half-trained model: with the warning silenced the search went on as if nothing had
@@ -77,7 +87,7 @@ def quiet_fit() -> Iterator[None]:
     Raises:
         KeyboardInterrupt: An MLP's training was interrupted by Ctrl-C.
     """
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="openmp"):
         warnings.simplefilter("ignore")
         warnings.filterwarnings("error", message=MLP_INTERRUPTED)
         try:
@@ -117,6 +127,7 @@ def handle_request(state: dict[str, Any], kind: str, *args: Any) -> Any:
         if data is not None:
             state["data"] = pickle.loads(data)
         state["task"] = pickle.loads(task)
+        limit_memory(getattr(state["task"], "memory_mb", None))
         return None
     if kind == "fold":
         X, y = state["data"]
@@ -125,7 +136,7 @@ def handle_request(state: dict[str, Any], kind: str, *args: Any) -> Any:
 
 
 def _folds_in_worker(
-    task: FoldTask, X: NDArray[np.float64], y: NDArray[Any], timeout: float
+    task: FoldTask, X: NDArray[np.float64], y: NDArray[Any], timeout: float | None
 ) -> Generator[FoldResult, None, None]:
     worker = worker_of_this_thread()
     done = 0
@@ -133,10 +144,10 @@ def _folds_in_worker(
         try:
             # Starting the process and importing the pool (seconds the first time on a
             # loaded machine) are not the pipeline's fault: STARTUP_GRACE of their own.
-            worker.ensure_started(timeout + STARTUP_GRACE)
+            worker.ensure_started((timeout or 0.0) + STARTUP_GRACE)
         except WorkerTimeout as exc:
             raise TrialTimeoutError(str(exc)) from None
-        deadline = time.monotonic() + timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         data = dumps((X, y)) if worker.set_data(X, y) else None
         requests: list[tuple[Any, ...]] = [("trial", dumps(task), data)]
         requests += [("fold", i) for i in range(len(task.splits))]
@@ -144,6 +155,9 @@ def _folds_in_worker(
             worker.send(request)
             kind, payload = worker.reply(deadline)
             if kind == "error":
+                if task.memory_mb is not None:
+                    worker.kill()  # after a MemoryError, a fresh process for the next trial
+                    raise FoldError(memory_reason(str(payload), task.memory_mb))
                 raise FoldError(str(payload))
             if request[0] == "fold":
                 done += 1
@@ -154,7 +168,10 @@ def _folds_in_worker(
             f"the pipeline was stopped"
         ) from None
     except WorkerDied as exc:
-        raise FoldError(f"WorkerDied: {exc}") from None
+        reason = f"WorkerDied: {exc}"
+        if task.memory_mb is not None:
+            reason = memory_reason(reason, task.memory_mb)
+        raise FoldError(reason) from None
     finally:
         # Pruning closes this generator between folds (the worker is idle and kept); an
         # exception or Ctrl-C while a fold runs leaves it busy, and then it is killed.
@@ -171,14 +188,15 @@ def run_folds(
 ) -> Generator[FoldResult, None, None]:
     """Yield each fold's result as soon as it is known (in fold order).
 
-    With ``trial_timeout`` the folds run in this thread's worker process, killed at the
-    deadline (:class:`TrialTimeoutError`); a fold that raises there surfaces as
+    With ``trial_timeout`` or a memory ceiling (``task.memory_mb``, see
+    :mod:`optuna_psms.fms._memory`) the folds run in this thread's worker process, killed at
+    the deadline (:class:`TrialTimeoutError`); a fold that raises there surfaces as
     :class:`FoldError`, and closing the iterator (pruning) skips the remaining folds.
     Otherwise they run here (``n_jobs=1``, one at a time, so a pruner can stop after any
     fold) or over joblib workers (all folds at once, then yielded).
     """
     folds = range(len(task.splits))
-    if trial_timeout is not None:
+    if trial_timeout is not None or task.memory_mb is not None:
         yield from _folds_in_worker(task, X, y, trial_timeout)
     elif n_jobs == 1:
         for fold in folds:

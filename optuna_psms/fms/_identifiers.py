@@ -9,10 +9,12 @@ stay importable from :mod:`optuna_psms.fms.data`, where they were.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 import warnings
 
 import numpy as np
+from numpy.typing import NDArray
 import pandas as pd
 
 
@@ -41,11 +43,37 @@ def _identifier_reason(col: pd.Series) -> str | None:
     if not np.isfinite(values).all() or not bool((values == np.round(values)).all()):
         return None
     start = float(values.min())
-    if start not in (0.0, 1.0) or float(values.max()) != start + n - 1:
+    distinct = len(np.unique(values))
+    if start in (0.0, 1.0) and float(values.max()) == start + n - 1 and distinct == n:
+        return f"the integers {start:.0f}..{start + n - 1:.0f}, one per row"
+    return _nearly_unique_integers(col, values, distinct)
+
+
+#: Share of distinct values from which an integer column may be a row identifier, and the
+#: rows from which that rule applies (40 distinct counts in 40 rows are weak evidence).
+NEARLY_UNIQUE = 0.9
+NEARLY_UNIQUE_MIN_ROWS = 100
+_ID_NAME = re.compile(r"(^|[^a-z])(id|key|no|nr|num|number|code|index|idx)$|^id", re.IGNORECASE)
+
+
+def _nearly_unique_integers(
+    col: pd.Series, values: NDArray[np.float64], distinct: int
+) -> str | None:
+    """An integer column with a value nearly unique per row (at least :data:`NEARLY_UNIQUE`
+    of the rows; e.g. 488 distinct in 524 rows, a patient seen twice) that is named like an
+    identifier (``id``, ``patient_id``, ``key``, ``code``, ``no`` ...) or fills its range as a
+    counter does (the range at most 1.25 times the distinct values)."""
+    n = len(values)
+    if n < NEARLY_UNIQUE_MIN_ROWS or distinct < NEARLY_UNIQUE * n:
         return None
-    if len(np.unique(values)) != n:
+    span = float(values.max()) - float(values.min()) + 1
+    named = bool(_ID_NAME.search(str(col.name))) if col.name is not None else False
+    if not named and span > 1.25 * distinct:
         return None
-    return f"the integers {start:.0f}..{start + n - 1:.0f}, one per row"
+    how = (
+        "named like an identifier" if named else f"filling {values.min():.0f}..{values.max():.0f}"
+    )
+    return f"integers with {distinct} distinct values in {n} rows, {how}"
 
 
 def identifier_columns(X: Any) -> list[tuple[Any, str]]:
@@ -54,11 +82,16 @@ def identifier_columns(X: Any) -> list[tuple[Any, str]]:
     The rule is conservative: with at least :data:`MIN_IDENTIFIER_ROWS` rows and no missing
     value, a column is flagged when it is text (a column :class:`TabularEncoder` one-hot
     encodes) with a different value in every row, or when its values are exactly the
-    integers ``0..n-1`` or ``1..n`` (``n`` rows, each once, in any order). Ordinary numeric
-    columns, even with every value distinct, are never flagged, nor are text columns of
-    numbers or dates (``45%``, ``2024-01-03``): those have their own warning, which says to
-    convert them (:func:`~optuna_psms.fms._text_columns.text_number_columns`). Arrays (no
-    column names) give an empty list.
+    integers ``0..n-1`` or ``1..n`` (``n`` rows, each once, in any order), or when it holds
+    integers with at least 90 % distinct values in 100 rows or more and is named like an
+    identifier (``id``, ``patient_id``, ``code``, ``no`` ...) or fills its range as a counter
+    does (e.g. 488 distinct values in 524 rows). Other numeric columns, even with every
+    value distinct (measurements with decimals, amounts spread over a wide range), are not
+    flagged, nor
+    are text columns of numbers or dates (``45%``, ``2024-01-03``): those have their own
+    warning, which says to convert them
+    (:func:`~optuna_psms.fms._text_columns.text_number_columns`). Arrays (no column names)
+    give an empty list.
 
     Args:
         X: The training input.
@@ -82,6 +115,9 @@ def identifier_columns(X: Any) -> list[tuple[Any, str]]:
         block = X.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)
         low, high = block.min(axis=0), block.max(axis=0)
         possible = ((low == 0.0) | (low == 1.0)) & (high == low + n - 1)
+        with np.errstate(invalid="ignore"):  # whole numbers spanning 90 % of the rows or more
+            whole = np.isfinite(block).all(axis=0) & (block == np.round(block)).all(axis=0)
+        possible |= whole & (high - low + 1 >= NEARLY_UNIQUE * n)
         others += [i for i, keep in zip(numeric, possible, strict=True) if keep]
     from optuna_psms.fms._text_columns import text_number_kind
 

@@ -24,6 +24,14 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms._compat._interrupted import trials_failed_on_ctrl_c
+from optuna_psms.fms._budget import BUDGET_KEY
+from optuna_psms.fms._budget import check_time_budget
+from optuna_psms.fms._budget import end_of_search
+from optuna_psms.fms._budget import Progress
+from optuna_psms.fms._budget import TimeBudget
+from optuna_psms.fms._cost import fit_pool
+from optuna_psms.fms._fidelity import applies as fidelity_applies
+from optuna_psms.fms._fidelity import fidelity_pruner
 from optuna_psms.fms._folds import quiet_fit
 from optuna_psms.fms._identifiers import warn_identifier_columns
 from optuna_psms.fms._initial import API_ADVICE
@@ -101,6 +109,22 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
     show_progress_bar: bool
     verbose: int
     callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]] | None
+    time_budget: float | None
+    trial_memory: float | None
+    rows_fidelity: float | None
+
+    def _pruner(self, objective: FullModelObjective) -> optuna.pruners.BasePruner:
+        """The study's pruner: the user's, else the first rung's (``rows_fidelity``), else
+        none."""
+        if self.pruner is not None:
+            return self.pruner
+        if fidelity_applies(objective.rows_fidelity, int(objective.X.shape[0])):
+            return fidelity_pruner()
+        return optuna.pruners.NopPruner()
+
+    def _budget_seconds(self) -> float | None:
+        # Models pickled before time_budget existed have no such attribute.
+        return check_time_budget(getattr(self, "time_budget", None))
 
     def _default_space(self) -> FullModelSpace | None:
         """The space searched when ``space`` is ``None`` (``None``: the classification pool)."""
@@ -176,11 +200,15 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
             complexity=self.complexity,
             complexity_weight=self.complexity_weight,
             enable_pruning=self.pruner is not None,
+            trial_memory=getattr(self, "trial_memory", None),
+            rows_fidelity=getattr(self, "rows_fidelity", None),
         )
 
     def _search(self, X: Any, y: Any) -> None:
-        if self.n_trials is None and self.timeout is None:
-            raise ValueError("set n_trials or timeout, otherwise the search never stops.")
+        if self.n_trials is None and self.timeout is None and self._budget_seconds() is None:
+            raise ValueError(
+                "set n_trials or timeout (or time_budget), otherwise the search never stops."
+            )
         if self.n_trials is not None and (not isinstance(self.n_trials, int) or self.n_trials < 1):
             raise ValueError(f"n_trials must be a positive int or None; got {self.n_trials!r}.")
         # Models pickled before callbacks existed have no such attribute.
@@ -195,7 +223,15 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
             )
         check_reselect(getattr(self, "reselect_top", None), getattr(self, "reselect_cv", 5))
         check_initial_pipelines(getattr(self, "initial_pipelines", None))
+        seconds = self._budget_seconds()
+        budget = None if seconds is None else TimeBudget(seconds)
         objective = self._objective(X, y)
+        # Components that cannot finish at this size leave the default pool (fms/_cost.py).
+        objective.space, size_note = fit_pool(
+            objective.space, int(objective.y.shape[0]), chosen=self.space is not None
+        )
+        if size_note is not None:
+            warnings.warn(size_note, UserWarning, stacklevel=self._SEARCH_DEPTH + 1)
         # In memory, as create_study's own default, but an object: the trials a Ctrl-C cuts
         # are failed in it (StartedTrials records nothing for None or a URL).
         storage = open_storage(self.storage, sqlite_timeout=WORKER_SQLITE_TIMEOUT)
@@ -208,7 +244,7 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
         study = optuna.create_study(
             storage=storage,
             sampler=self._make_sampler() if sampler is None else sampler,
-            pruner=self.pruner if self.pruner is not None else optuna.pruners.NopPruner(),
+            pruner=self._pruner(objective),
             study_name=self.study_name,
             directions=objective.directions,
             load_if_exists=self.load_if_exists,
@@ -231,29 +267,51 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
                 warnings.warn(short, UserWarning, stacklevel=self._SEARCH_DEPTH + 1)
         # Ctrl-C: no trial of this search left RUNNING, and with n_jobs > 1 a line saying
         # that the trials in progress finish first (as optuna-psms select).
-        with trials_failed_on_ctrl_c(storage, n_jobs=self.n_jobs):
+        extra, timeout = [], self.timeout
+        if budget is not None:
+            budget.replan(objective, study)
+            extra.append(budget.callback(objective))
+            left = budget.search_left()
+            timeout = left if timeout is None else min(timeout, left)
+        progress = Progress(shown_loss(objective.metric)[0], budget)
+        if getattr(self, "verbose", 0) >= 1:
+            extra.append(progress.callback)
+        with trials_failed_on_ctrl_c(storage, n_jobs=self.n_jobs), progress.running(extra):
             optimize_past_taken_trials(
                 study,
                 objective,
                 n_trials=self.n_trials,
-                timeout=self.timeout,
+                timeout=timeout,
                 n_jobs=self.n_jobs,
                 show_progress_bar=self.show_progress_bar,
-                callbacks=None if callbacks is None else list(callbacks),
+                callbacks=[*(callbacks or []), *extra],
             )
+        record = None if budget is None else end_of_search(self, budget, study)
         completed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
         if not completed:
             errors = {
                 failure_reason(t.user_attrs) or "?" for t in study.get_trials(deepcopy=False)
             }
+            ended = ""
+            if record is not None and record["stopped_by"] == "time_budget":
+                ended = f"the time budget of {record['time_budget']:g} s ended the search; "
             raise RuntimeError(
-                "no pipeline could be evaluated; errors: " + "; ".join(sorted(errors))[:2000]
+                f"no pipeline could be evaluated; {ended}errors: "
+                + "; ".join(sorted(errors))[:2000]
             )
         if self.show_progress_bar:  # after the bar's 100 %, the refits can take minutes
             print(self._progress_line(objective), file=sys.stderr, flush=True)
         best, loss = choose(self, X, y, objective, study)
-        self._refit(objective, study, best)
+        self._budget = budget  # read by FullModelSelector._refit (the vote, the check)
+        try:
+            self._refit(objective, study, best)
+        finally:
+            self._budget = None
         self.reselect_loss_ = loss
+        if budget is not None and record is not None:
+            record["total_seconds"] = round(budget.elapsed(), 2)
+            study.set_user_attr(BUDGET_KEY, record)
+        self.time_budget_ = record
 
     def _progress_line(self, objective: FullModelObjective) -> str:
         """The line said on stderr when the search is done (with the progress bar)."""

@@ -165,6 +165,12 @@ def check_features(estimator: Any, X: Any, *, stacklevel: int = 2) -> Any:
         if missing:
             unknown = [c for c in X.columns if c not in wanted]
             hint = f" X has column(s) not seen in fit: {quoted_names(unknown)}." if unknown else ""
+            from optuna_psms._names import close_name
+
+            renamed = [(m, close_name(str(m), unknown)) for m in missing]
+            guesses = [f"{c!r} for {m!r}" for m, c in renamed if c is not None]
+            if guesses:  # a renamed or mistyped column (issue 32)
+                hint += f" Did you mean {', '.join(guesses)}?"
             raise ValueError(
                 f"X is missing {len(missing)} column(s) that {kind} was fitted with: "
                 f"{quoted_names(missing)}.{hint}"

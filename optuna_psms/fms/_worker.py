@@ -150,10 +150,12 @@ class FoldWorker:
             raise WorkerDied(self._died()) from None
         self._busy = True
 
-    def reply(self, deadline: float) -> Any:
-        """The next reply, waiting until ``deadline`` (``time.monotonic``); kills on timeout."""
+    def reply(self, deadline: float | None) -> Any:
+        """The next reply, waiting until ``deadline`` (``time.monotonic``; ``None``: no limit);
+        kills on timeout."""
+        wait = None if deadline is None else max(deadline - time.monotonic(), 0.0)
         try:
-            frame = self._replies.get(timeout=max(deadline - time.monotonic(), 0.0))
+            frame = self._replies.get(timeout=wait)
         except queue.Empty:
             self.kill()
             raise WorkerTimeout("no reply before the deadline") from None

@@ -218,7 +218,9 @@ class TabularEncoder(TransformerMixin, BaseEstimator):  # type: ignore[misc]
                 unseen = [v for v in block[:, j] if v not in known]
                 if not unseen:
                     continue
-                example = "an empty cell" if unseen[0] == "<missing>" else repr(unseen[0])
+                # "<missing>": an empty cell, or a mark pandas reads as missing ('n/a', 'NA').
+                missing = "a missing value: an empty cell or a mark such as 'n/a'"
+                example = missing if unseen[0] == "<missing>" else repr(unseen[0])
                 infrequent = self.onehot_.infrequent_categories_[j] is not None
                 how = "the infrequent categories" if infrequent else "none of the known ones"
                 lines.append(

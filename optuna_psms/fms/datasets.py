@@ -283,10 +283,15 @@ def load_csv(
         raise InputError(f"--target: {_not_found(target, path, frame.columns)}")
     empty = [int(i) for i in frame.index[frame[target].isna()]]
     if empty:
-        # Line numbers of the file: the header is line 1, row i is line i + 2.
+        # Line numbers of the file: the header is line 1, row i is line i + 2. pandas reads
+        # marks such as 'n/a', 'NA' or 'null' as missing too: they are named, not called empty.
+        written = text_columns(path, [target])[target]
+        marks = sorted({str(written.iloc[i]) for i in empty if str(written.iloc[i]).strip()})
+        what = "empty value(s)" if not marks else "missing value(s)"
         lines = ", ".join(str(i + 2) for i in empty[:5]) + (", ..." if len(empty) > 5 else "")
+        said = f"; written as {', '.join(map(repr, marks[:5]))}" if marks else ""
         raise InputError(
-            f"column {target!r} of {path} has {len(empty)} empty value(s) (line {lines}); "
+            f"column {target!r} of {path} has {len(empty)} {what} (line {lines}{said}); "
             f"drop those rows or fill in their labels"
         )
     y = frame[target].to_numpy()

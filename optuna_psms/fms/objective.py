@@ -15,11 +15,16 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
 
 from optuna_psms.fms._builtin import mask_rule
+from optuna_psms.fms._fidelity import applies as fidelity_applies
+from optuna_psms.fms._fidelity import check_rows_fidelity
+from optuna_psms.fms._fidelity import first_rung_split
+from optuna_psms.fms._fidelity import PRUNED_AT
 from optuna_psms.fms._folds import FoldError
 from optuna_psms.fms._folds import FoldTask
 from optuna_psms.fms._folds import run_folds
 from optuna_psms.fms._folds import Split
 from optuna_psms.fms._folds import TrialTimeoutError
+from optuna_psms.fms._memory import check_trial_memory
 from optuna_psms.fms._objective_args import check_objective_arguments
 from optuna_psms.fms._outcome import INTERRUPTED
 from optuna_psms.fms.data import check_classification_data
@@ -91,7 +96,18 @@ class FullModelObjective:
         complexity: str | None = None,
         complexity_weight: float | None = None,
         enable_pruning: bool = False,
+        trial_memory: float | None = None,
+        rows_fidelity: float | None = None,
     ) -> None:
+        self.trial_memory = check_trial_memory(trial_memory)
+        self.rows_fidelity = check_rows_fidelity(rows_fidelity)
+        #: ``time.monotonic()`` past which a running trial is stopped (the time budget's end of
+        #: the search, see fms/_budget.py); ``None``: none.
+        self.deadline: float | None = None
+        #: Why the time budget leaves no room for the final check (``None``: it does).
+        self.final_check_skip: str | None = None
+        #: Mean fit seconds of a fold per trial number, of the trials this object scored.
+        self.fold_seconds: dict[int, float] = {}
         check_objective_arguments(
             space, subsample, n_jobs, random_state, trial_timeout, complexity, complexity_weight
         )
@@ -211,22 +227,28 @@ class FullModelObjective:
             _study_info.study_attr_once(trial, MASK_RULE_ATTR, mask_rule(self.context))
         number = getattr(trial, "number", 0)
         reports = self._reports(trial)
+        limit, by_budget = self._trial_limit()
         start = time.perf_counter()
         results: list[tuple[float, int, float, float]] = []
         try:
             splits = self.splits(number)
+            offset, spent = self._first_rung(trial, spec, splits, limit, start)
+            if limit is not None and spent:
+                limit = max(limit - spent, 0.1)
             folds = run_folds(
-                FoldTask(self._pipeline(spec), splits, self.metric, self.n_classes),
+                FoldTask(
+                    self._pipeline(spec), splits, self.metric, self.n_classes, self.trial_memory
+                ),
                 self.X,
                 self.y,
                 n_jobs=self.n_jobs,
-                trial_timeout=self.trial_timeout,
+                trial_timeout=limit,
             )
             try:
                 for step, result in enumerate(folds):
                     results.append(result)
                     if reports:
-                        trial.report(self._fold_value(result), step)
+                        trial.report(self._fold_value(result), step + offset)
                         if trial.should_prune():
                             self._record(trial, results, start)
                             trial.set_user_attr("fms:pruned_after_fold", step + 1)
@@ -244,6 +266,8 @@ class FullModelObjective:
                 reason = f"{type(exc).__name__}: {exc}"[:1000]
             if isinstance(exc, TrialTimeoutError):
                 trial.set_user_attr("fms:timeout", True)
+                if by_budget:
+                    reason = f"stopped by the time budget (the search's end): {reason}"
             trial.set_user_attr("fms:error", reason)
             trial.set_user_attr("fms:fit_time", round(time.perf_counter() - start, 4))
             _logger.warning(f"Trial {number} pipeline failed ({spec.describe()}): {reason}")
@@ -262,6 +286,46 @@ class FullModelObjective:
         if self.complexity_weight is None:
             return loss, value
         return loss + self.complexity_weight * value
+
+    def _first_rung(
+        self,
+        trial: optuna.trial.BaseTrial,
+        spec: PipelineSpec,
+        splits: list[Split],
+        limit: float | None,
+        start: float,
+    ) -> tuple[int, float]:
+        """The first rung of ``rows_fidelity`` (fms/_fidelity.py): fold 0 on a share of its
+        training rows, reported as step 0; raises ``optuna.TrialPruned`` when the pruner says
+        so. Returns the step offset of the full folds (1 after a rung, else 0) and the
+        seconds the rung took."""
+        single = isinstance(trial, optuna.trial.Trial) and len(self.directions) == 1
+        if not single or not fidelity_applies(self.rows_fidelity, int(self.X.shape[0])):
+            return 0, 0.0
+        assert self.rows_fidelity is not None
+        number = getattr(trial, "number", 0)
+        split = first_rung_split(splits[0], self.rows_fidelity, self._seed, number)
+        task = FoldTask(
+            self._pipeline(spec), [split], self.metric, self.n_classes, self.trial_memory
+        )
+        began = time.perf_counter()
+        (result,) = list(run_folds(task, self.X, self.y, trial_timeout=limit))
+        trial.report(self._fold_value(result), 0)
+        if trial.should_prune():
+            trial.set_user_attr(PRUNED_AT, int(split[0].size))
+            trial.set_user_attr("fms:fit_time", round(time.perf_counter() - start, 4))
+            raise optuna.TrialPruned(f"pruned at the first rung ({split[0].size} rows)")
+        return 1, time.perf_counter() - began
+
+    def _trial_limit(self) -> tuple[float | None, bool]:
+        """This trial's time limit: ``trial_timeout``, or less when the time budget's end of
+        the search (:attr:`deadline`) comes first; and whether the budget set it."""
+        if self.deadline is None:
+            return self.trial_timeout, False
+        left = max(self.deadline - time.monotonic(), 0.1)
+        if self.trial_timeout is not None and self.trial_timeout <= left:
+            return self.trial_timeout, False
+        return left, True
 
     def _fold_value(self, result: tuple[float, int, float, float]) -> float:
         """What a pruner sees for one fold: its loss, plus the weighted complexity if any."""
@@ -282,6 +346,8 @@ class FullModelObjective:
         # pipeline and the psms attrs sorted after fms:model_size and fms:n_samples, out of
         # sight (usertrial3, 26 Nov 2026). The model size is kept where it counts, with
         # complexity=; the rows scored are the study's (len(fold_scores) folds).
+        # Fit seconds per fold, without the worker's start (the time budget's estimates).
+        self.fold_seconds[getattr(trial, "number", 0)] = float(np.mean([r[3] for r in results]))
         trial.set_user_attr("fms:fold_scores", [round(r[0], 6) for r in results])
         trial.set_user_attr("fms:n_features", int(np.median([r[1] for r in results])))
         if self.complexity is not None:
@@ -304,6 +370,8 @@ def make_objective(
     complexity: str | None = None,
     complexity_weight: float | None = None,
     enable_pruning: bool = False,
+    trial_memory: float | None = None,
+    rows_fidelity: float | None = None,
 ) -> FullModelObjective:
     """Objective for full model selection: k-fold CV loss of a sampled pipeline.
 
@@ -371,6 +439,14 @@ def make_objective(
         complexity_weight: Weight of the scalarised form (``None``: two objectives).
         enable_pruning: Report each fold to the study's pruner and stop the trial when it
             says so (see *Pruning*).
+        trial_memory: Memory ceiling of one trial in MiB (``None``: none; Linux). The folds
+            then run in the worker process, as with ``trial_timeout``; a trial that allocates
+            past it fails with ``fms:error`` starting ``"exceeded trial_memory"`` and the
+            study goes on (see :mod:`optuna_psms.fms._memory`).
+        rows_fidelity: A share in ``(0, 1)``: from 10,000 rows on, each trial is first
+            scored on that share of its first fold's training rows and reported to the
+            study's pruner as step 0 (the full folds follow as steps 1, 2, ...); ``None``
+            (default): off. See :mod:`optuna_psms.fms._fidelity`.
 
     Returns:
         A :class:`FullModelObjective`, callable as ``objective(trial)``.
@@ -414,4 +490,6 @@ def make_objective(
         complexity=complexity,
         complexity_weight=complexity_weight,
         enable_pruning=enable_pruning,
+        trial_memory=trial_memory,
+        rows_fidelity=rows_fidelity,
     )

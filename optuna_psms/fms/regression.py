@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.feature_selection import f_regression
 from sklearn.feature_selection import mutual_info_regression
@@ -53,6 +54,8 @@ from optuna_psms.fms._builtin import _suggest_kernel
 from optuna_psms.fms._builtin import _suggest_kridge
 from optuna_psms.fms._builtin import _suggest_mask
 from optuna_psms.fms._builtin import _suggest_mlp
+from optuna_psms.fms._builtin import hist_gradient_boosting_kwargs
+from optuna_psms.fms._builtin import suggest_hist_gradient_boosting
 from optuna_psms.fms.estimators import FeatureMask
 from optuna_psms.fms.estimators import keep_all_if_empty
 from optuna_psms.fms.estimators import RankSelector
@@ -295,6 +298,10 @@ def _build_xgboost(p: Mapping[str, Any]) -> Any:
     return XGBRegressor(**dict(p), tree_method="hist", n_jobs=1, verbosity=0)
 
 
+def _build_hist_gradient_boosting(p: Mapping[str, Any]) -> Any:
+    return HistGradientBoostingRegressor(**hist_gradient_boosting_kwargs(p))
+
+
 def _regression_components() -> dict[str, Component]:
     pre = [BUILTIN_COMPONENTS[f"preprocessor:{n}"] for n in PREPROCESSORS]
     sel = [
@@ -316,6 +323,12 @@ def _regression_components() -> dict[str, Component]:
         ),
         Component("mlp", "regressor", _suggest_mlp, _build_mlp),
         Component("xgboost", "regressor", _suggest_xgboost, _build_xgboost),
+        Component(
+            "hist_gradient_boosting",
+            "regressor",
+            suggest_hist_gradient_boosting,
+            _build_hist_gradient_boosting,
+        ),
     ]
     return {f"{c.kind}:{c.name}": c for c in pre + sel + reg}
 
@@ -333,7 +346,8 @@ class RegressionSpace(FullModelSpace):
             Default: all built-ins ``linear`` (ridge, lasso or elastic net; ``alpha``,
             ``l1_ratio``), ``kridge`` (kernel ridge: alpha, kernel, gamma, degree, coef0),
             ``svr`` (C, epsilon, kernel, ...), ``knn`` (neighbours, weights, Minkowski p),
-            ``random_forest``, ``gradient_boosting``, ``mlp`` and ``xgboost``.
+            ``random_forest``, ``gradient_boosting``, ``mlp``, ``xgboost`` and
+            ``hist_gradient_boosting`` (learning rate, iterations, leaves, rows per leaf, L2).
         selectors: Feature-selection names or components; ``"none"`` (no selection) is a
             choice when listed and in the default. Default: ``none``, ``ftest``,
             ``mutual_info``, ``rf``, ``pca`` and ``mask``.

@@ -14,6 +14,7 @@ from sklearn.metrics import mean_squared_error
 from sklearn.metrics import r2_score
 from sklearn.utils.validation import check_is_fitted
 
+from optuna_psms.fms._initial import DEFAULT_INITIAL
 from optuna_psms.fms._search import FullModelSearch
 from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import user_entry
@@ -66,6 +67,30 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
             :class:`~optuna_psms.fms.FullModelSelector`).
         callbacks: Optuna study callbacks called after every trial of the search (see
             :class:`~optuna_psms.fms.FullModelSelector`).
+        initial_pipelines: Pipelines evaluated first (only in a new study): ``"defaults"``
+            (default: scikit-learn's default ``hist_gradient_boosting``, ridge with alpha 1 on
+            standardised columns and a default ``random_forest``, without feature
+            selection), a list of parameter dicts, or ``None``.
+        time_budget: Wall-time budget of the whole :meth:`fit` in seconds (``None``: none):
+            the search stops inside it, leaving the larger of 20 % of it and 1.5 times the
+            best trial's estimated refit for what follows; a trial still running then is
+            stopped (it fails with ``fms:timeout``); the vote keeps the members whose refits
+            fit in what is left and the final check runs only when it fits too. A logged
+            warning says "stopped by the time budget after N trials" when the budget, not
+            ``n_trials``, ended the search; ``time_budget_`` records it (``{"time_budget",
+            "search_seconds", "trials", "stopped_by", "total_seconds"}``, also the study user
+            attr ``fms:time_budget``). With it, ``n_trials`` may be ``None``. See
+            :mod:`optuna_psms.fms._budget`.
+        trial_memory: Memory ceiling of one trial in MiB (``None``: none; Linux only). Its
+            folds then run in a worker process (as with ``trial_timeout``) whose address
+            space may grow by that much; a trial past it fails with ``fms:error`` starting
+            ``"exceeded trial_memory"`` and the search goes on. The refits after the search
+            have no ceiling. See :mod:`optuna_psms.fms._memory`.
+        rows_fidelity: Rows as a fidelity (``None``: off, the default): a share in
+            ``(0, 1)``; from 10,000 rows on, each trial is first fitted on that share of its
+            first fold's training rows, and stopped there (``PRUNED``) when the pruner says
+            so; without a ``pruner``, a median rule after 5 trials. See
+            :mod:`optuna_psms.fms._fidelity`.
 
     Attributes:
         best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts the
@@ -132,6 +157,10 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         show_progress_bar: bool = False,
         verbose: int = 0,
         callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]] | None = None,
+        initial_pipelines: str | list[dict[str, Any]] | None = DEFAULT_INITIAL,
+        time_budget: float | None = None,
+        trial_memory: float | None = None,
+        rows_fidelity: float | None = None,
     ) -> None:
         self.space = space
         self.sampler = sampler
@@ -155,6 +184,10 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
         self.show_progress_bar = show_progress_bar
         self.verbose = verbose
         self.callbacks = callbacks
+        self.time_budget = time_budget
+        self.trial_memory = trial_memory
+        self.rows_fidelity = rows_fidelity
+        self.initial_pipelines = initial_pipelines
 
     _task = "regression"
 

@@ -14,6 +14,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms.fms import _final_check
+from optuna_psms.fms._budget import svc_check_seconds
 from optuna_psms.fms._ensemble import check_ensemble_top
 from optuna_psms.fms._ensemble import ensemble_trials
 from optuna_psms.fms._ensemble import fit_members
@@ -134,7 +135,10 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             is done saying what runs next: the final check, then the refit of what it keeps;
             or the refit alone.
         verbose: ``0`` (default): no per-trial log lines, only Optuna's warnings (e.g. a
-            failed trial); ``1``: Optuna's INFO line per trial; ``2``: DEBUG. Optuna's
+            failed trial); ``1``: Optuna's INFO line per trial, and progress lines on stderr
+            (trials done, best so far, time left of ``time_budget`` or elapsed): one per
+            trial in a terminal, else one every 30 s, and one after 30 s of a running trial;
+            ``2``: DEBUG. Optuna's
             verbosity is set for the duration of :meth:`fit` and restored afterwards.
         callbacks: Optuna study callbacks, ``callback(study, frozen_trial)``, each called
             after every trial of the search (``study.optimize(callbacks=...)``), e.g.
@@ -159,6 +163,26 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
             a pre-registered test on 54 held-out splits (docs/full_model_selection.md, "A
             final check against a tuned SVC").
 
+        time_budget: Wall-time budget of the whole :meth:`fit` in seconds (``None``: none):
+            the search stops inside it, leaving the larger of 20 % of it and 1.5 times the
+            best trial's estimated refit for what follows; a trial still running then is
+            stopped (it fails with ``fms:timeout``); the vote keeps the members whose refits
+            fit in what is left and the final check runs only when it fits too. A logged
+            warning says "stopped by the time budget after N trials" when the budget, not
+            ``n_trials``, ended the search; ``time_budget_`` records it (``{"time_budget",
+            "search_seconds", "trials", "stopped_by", "total_seconds"}``, also the study user
+            attr ``fms:time_budget``). With it, ``n_trials`` may be ``None``. See
+            :mod:`optuna_psms.fms._budget`.
+        trial_memory: Memory ceiling of one trial in MiB (``None``: none; Linux only). Its
+            folds then run in a worker process (as with ``trial_timeout``) whose address
+            space may grow by that much; a trial past it fails with ``fms:error`` starting
+            ``"exceeded trial_memory"`` and the search goes on. The refits after the search
+            have no ceiling. See :mod:`optuna_psms.fms._memory`.
+        rows_fidelity: Rows as a fidelity (``None``: off, the default): a share in
+            ``(0, 1)``; from 10,000 rows on, each trial is first fitted on that share of its
+            first fold's training rows, and stopped there (``PRUNED``) when the pruner says
+            so; without a ``pruner``, a median rule after 5 trials. See
+            :mod:`optuna_psms.fms._fidelity`.
     Attributes:
         best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts
             indices into ``classes_``.
@@ -262,6 +286,9 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         verbose: int = 0,
         callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]] | None = None,
         final_check: str | None = "svc",
+        time_budget: float | None = None,
+        trial_memory: float | None = None,
+        rows_fidelity: float | None = None,
     ) -> None:
         self.space = space
         self.sampler = sampler
@@ -287,6 +314,9 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         self.show_progress_bar = show_progress_bar
         self.verbose = verbose
         self.callbacks = callbacks
+        self.time_budget = time_budget
+        self.trial_memory = trial_memory
+        self.rows_fidelity = rows_fidelity
         self.final_check = final_check
 
     def _fitted(self, objective: FullModelObjective) -> None:
@@ -315,6 +345,14 @@ class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]
         super()._refit(objective, study, best)
         trials = ensemble_trials(study, best, top)
         searching = getattr(self, "_searching", False)
+        budget = getattr(self, "_budget", None)
+        if budget is not None and searching:  # the vote and the check fit in what is left
+            trials, refits = budget.members(objective, trials)
+            svc = 0.0
+            if getattr(self, "final_check", None) is not None:
+                if _final_check.skip_reason(objective) is None:  # not above its row limit
+                    svc = svc_check_seconds(objective)
+            objective.final_check_skip = budget.check_skip(refits, _final_check.FOLDS, svc)
         # The check first, then only what it keeps is refitted (not the vote's members for
         # an SVC that replaces them).
         record = _final_check.apply(self, objective, study, trials, searching)

@@ -159,7 +159,11 @@ class FullModelSpace:
             classification), ``gradient_boosting``, ``mlp``, ``svc`` (C, kernel, gamma,
             degree, coef0), ``random_forest`` and ``xgboost`` (the 14 hyperparameters and
             ranges of Milletich & Asmar, Table 2; 12 with more than two classes, without
-            the binary-only ``base_score`` and ``scale_pos_weight``).
+            the binary-only ``base_score`` and ``scale_pos_weight``) and
+            ``hist_gradient_boosting`` (scikit-learn's ``HistGradientBoostingClassifier``:
+            learning rate, iterations, leaves, rows per leaf, L2, balanced class weights).
+            Components that do not scale are left out of the default pool on large data
+            (see :mod:`optuna_psms.fms._cost`).
         selectors: Feature-selection names or components; ``"none"`` (no selection) is a
             choice when listed and in the default. Default: ``none``, ``ftest`` (ANOVA),
             ``mutual_info``, ``auc``, ``s2n`` (signal-to-noise), ``pearson``, ``rf``

@@ -32,6 +32,38 @@ def _numeric_target(y: Any) -> NDArray[Any] | None:
     return arr
 
 
+#: At most this share of a target's values (and at least one) may be text for the target to
+#: count as numbers with stray text (:func:`stray_text`).
+STRAY_SHARE = 0.01
+
+
+def stray_text(y: Any) -> list[tuple[int, Any]]:
+    """The ``(position, value)`` of the few values of ``y`` that are not numbers when all the
+    others are (at most :data:`STRAY_SHARE` of them, e.g. ``'37,9'`` or ``'?'`` in a column of
+    prices); empty otherwise (a numeric target, or text labels)."""
+    arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1 or arr.dtype.kind not in "OUS" or arr.size == 0:
+        return []
+    series = pd.Series(arr)
+    converted = pd.to_numeric(series, errors="coerce")
+    bad = np.flatnonzero((converted.isna() & series.notna()).to_numpy())
+    if bad.size == 0 or bad.size > max(1, STRAY_SHARE * arr.size) or bad.size == arr.size:
+        return []
+    return [(int(i), arr[i]) for i in bad]
+
+
+def stray_text_message(stray: list[tuple[int, Any]], n: int) -> str:
+    """The error naming a numeric target's text values (:func:`stray_text`)."""
+    shown = ", ".join(f"{v!r} at position {i}" for i, v in stray[:5])
+    more = ", ..." if len(stray) > 5 else ""
+    return (
+        f"y holds numbers except {len(stray)} of {n} value(s) that are not: {shown}{more}; "
+        f"correct them (e.g. a decimal comma) or drop those rows"
+    )
+
+
 def target_task(y: Any) -> str:
     """Guess the task from the target: ``"regression"`` or ``"classification"``.
 
@@ -51,6 +83,11 @@ def target_task(y: Any) -> str:
             assert target_task(["a", "b"]) == "classification"
     """
     arr = _numeric_target(y)
+    if arr is None and stray_text(y):
+        # Numbers with a stray text value ('37,9'): a regression, whose check names the value
+        # (as labels, "class '37.9' has only 1 row" hid it; issue 32).
+        numbers = pd.to_numeric(pd.Series(np.asarray(y, dtype=object)), errors="coerce")
+        arr = numbers.dropna().to_numpy(dtype=np.float64)
     if arr is None or arr.size == 0:
         return "classification"
     values = arr.astype(np.float64)
@@ -73,7 +110,8 @@ def check_not_continuous(y: Any, cv: int) -> None:
     if target_task(y) != "regression":
         return
     arr = _numeric_target(y)
-    assert arr is not None
+    if arr is None:  # numbers with stray text
+        raise ValueError(stray_text_message(stray_text(y), len(np.asarray(y, dtype=object))))
     _, counts = np.unique(arr, return_counts=True)
     if int(counts.min()) >= cv:
         return
@@ -111,6 +149,9 @@ def check_regression_data(
     if raw.dtype.kind == "b":
         raise ValueError("y is boolean: that is a classification; use FullModelSelector.")
     numeric = _numeric_target(raw)
+    stray = stray_text(raw) if numeric is None else []
+    if stray:
+        raise ValueError(stray_text_message(stray, raw.size))
     if numeric is None:
         raise ValueError(
             f"y is not numeric (dtype {raw.dtype}): regression needs numbers; for class "

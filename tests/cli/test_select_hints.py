@@ -234,7 +234,7 @@ def test_a_test_size_in_percent_is_said_to_be_a_fraction(
 _SAMPLERS = "pso, pso_ring, pattern, dfgs, afgs, umda, bumda, drs, drs_nobatch, random, tpe, cmaes"
 _CLASSIFIERS = (
     "mean_variance, naive_bayes, logistic, kridge, gradient_boosting, mlp, svc, random_forest, "
-    "xgboost"
+    "xgboost, hist_gradient_boosting"
 )
 _METRIC_LIST = (
     "use one of ber, error, auc, pi_svm or a scikit-learn scorer name "

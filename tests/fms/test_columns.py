@@ -339,7 +339,8 @@ def test_encoder_names_the_values_it_reads_other_than_as_written() -> None:
     assert encoder.unexpected_values(new) == [
         f"column 'age': 1 value(s) that are not numbers (e.g. 'old'), taken as missing "
         f"(replaced by the training median {np.median(X['age']):.6g})",
-        "column 'city': 1 value(s) not seen in training (e.g. an empty cell), encoded as "
+        "column 'city': 1 value(s) not seen in training (e.g. a missing value: an empty cell "
+        "or a mark such as 'n/a'), encoded as "
         "none of the known ones",
         "column 'many': 1 value(s) not seen in training (e.g. 'zz'), encoded as the "
         "infrequent categories",

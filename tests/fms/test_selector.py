@@ -365,8 +365,14 @@ def test_n_trials_defaults_to_the_budget_of_the_documented_figures() -> None:
     # Every figure in the docs is at 100 trials and the README says to use 100; the default
     # was 50 (at 50 the vote was 0.58 +- 0.42 BER points worse, docs/reproduce/reproductions.md).
     from optuna_psms.cli import build_parser
+    from optuna_psms.cli._select_args import check_args
     from optuna_psms.fms import FullModelRegressor
 
     assert FullModelSelector().n_trials == 100 and FullModelRegressor().n_trials == 100
     args = build_parser().parse_args(["select", "--dataset", "sklearn:iris"])
+    check_args(args)
     assert args.n_trials == 100
+    # With --time-budget alone, the budget ends the search.
+    args = build_parser().parse_args(["select", "--dataset", "sklearn:iris", "--time-budget", "9"])
+    check_args(args)
+    assert args.n_trials is None

@@ -417,6 +417,8 @@ def test_models_pickled_before_the_split_still_resolve() -> None:
     # components equal the current ones.
     used: set[Any] = set()
     for comp in space.BUILTIN_COMPONENTS.values():
+        if comp.name == "hist_gradient_boosting":  # added after the split: no old pickle has it
+            continue
         for part in (comp.suggest, comp.build, comp.describe):
             used.add(
                 type(part) if isinstance(part, (space._RankBuild, space._RankDescribe)) else part

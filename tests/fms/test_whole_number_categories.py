@@ -33,7 +33,8 @@ def test_whole_floats_read_as_their_category() -> None:
     # The empty cell is the one value training never had, and the only one reported.
     lines = encoder.unexpected_values(new)
     assert lines == [
-        "column 'doors': 1 value(s) not seen in training (e.g. an empty cell), encoded as "
+        "column 'doors': 1 value(s) not seen in training (e.g. a missing value: an empty cell "
+        "or a mark such as 'n/a'), encoded as "
         "none of the known ones"
     ]
 
