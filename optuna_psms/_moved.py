@@ -41,6 +41,14 @@ MOVED: dict[str, str] = {
     "optuna_psms.cli._holdout": "optuna_psms.fms.holdout",
     "optuna_psms.cli._study": "optuna_psms.fms._join",
     "optuna_psms.compare._cli": "optuna_psms.cli._compare",
+    # Full model selection's modules merged by concept (they were split by size).
+    "optuna_psms.fms._identifiers": "optuna_psms.fms.data",
+    "optuna_psms.fms._text_columns": "optuna_psms.fms.data",
+    "optuna_psms.fms._worker": "optuna_psms.fms._folds",
+    "optuna_psms.fms._verbosity": "optuna_psms.fms._search",
+    "optuna_psms.fms._optimize": "optuna_psms.fms._search",
+    "optuna_psms.fms._selector_score": "optuna_psms.fms.selector",
+    "optuna_psms.fms._objective_args": "optuna_psms.fms.objective",
 }
 
 

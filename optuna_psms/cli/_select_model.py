@@ -81,7 +81,7 @@ def auto_task_warning(args: argparse.Namespace, y: Any, task: str) -> str | None
     import numpy as np
     import pandas as pd
 
-    from optuna_psms.fms._identifiers import _identifier_reason
+    from optuna_psms.fms.data import _identifier_reason
     from optuna_psms.fms.target import _numeric_target
 
     numeric = _numeric_target(y)

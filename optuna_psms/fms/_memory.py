@@ -1,6 +1,6 @@
 """The per-trial memory ceiling (``trial_memory``, in MiB).
 
-A trial with a ceiling runs its folds in the worker process of :mod:`optuna_psms.fms._worker`
+A trial with a ceiling runs its folds in the worker process of :mod:`optuna_psms.fms._folds`
 (as with ``trial_timeout``). When the trial's task arrives there, the worker's address-space
 limit (``RLIMIT_AS``, Linux) is set to what the process maps at that moment (the interpreter,
 scikit-learn, the data) plus the ceiling; an allocation past it fails, the fold raises

@@ -4,15 +4,20 @@
 :class:`~optuna_psms.fms.FullModelRegressor`: the study, the refit of the best pipeline,
 ``describe``, ``cv_results_``, ``export_python`` and the scikit-learn tags. Each subclass
 declares its parameters in its own ``__init__`` (scikit-learn reads them from the
-signature). Samplers by name are in ``fms/_samplers.py``, Optuna's verbosity in
-``fms/_verbosity.py`` and the score of a loss in :mod:`optuna_psms.fms.metrics`.
+signature). Samplers by name are in ``fms/_samplers.py`` and the score of a loss in
+:mod:`optuna_psms.fms.metrics`; Optuna's verbosity during a search and ``study.optimize``
+for a worker of a shared study are here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Iterator
+import contextlib
+import logging
 import math
 import sys
+import time
 from typing import Any
 from typing import ClassVar
 from typing import TypeVar
@@ -33,22 +38,20 @@ from optuna_psms.fms._cost import fit_pool
 from optuna_psms.fms._fidelity import applies as fidelity_applies
 from optuna_psms.fms._fidelity import fidelity_pruner
 from optuna_psms.fms._folds import quiet_fit
-from optuna_psms.fms._identifiers import warn_identifier_columns
 from optuna_psms.fms._initial import API_ADVICE
 from optuna_psms.fms._initial import check_initial_pipelines
 from optuna_psms.fms._initial import enqueue_initial
 from optuna_psms.fms._initial import short_budget_message
-from optuna_psms.fms._optimize import optimize_past_taken_trials
 from optuna_psms.fms._outcome import failure_reason
 from optuna_psms.fms._reselect import check_reselect
 from optuna_psms.fms._reselect import choose
 from optuna_psms.fms._reselect import fit_trial_choice
 from optuna_psms.fms._reselect import RESELECT_KEY
 from optuna_psms.fms._samplers import make_sampler
-from optuna_psms.fms._text_columns import warn_text_number_columns
 from optuna_psms.fms._validation import record_features
 from optuna_psms.fms._validation import user_entry
-from optuna_psms.fms._verbosity import optuna_verbosity
+from optuna_psms.fms.data import warn_identifier_columns
+from optuna_psms.fms.data import warn_text_number_columns
 from optuna_psms.fms.export import export_python
 from optuna_psms.fms.export import trials_table
 from optuna_psms.fms.metrics import score_from_loss
@@ -59,6 +62,110 @@ from optuna_psms.fms.space import FullModelSpace
 from optuna_psms.samplers._restore import restored_sampler
 from optuna_psms.storages import open_storage
 from optuna_psms.storages import WORKER_SQLITE_TIMEOUT
+
+
+# ---- Optuna's verbosity for a scikit-learn ``verbose`` value, set while a search runs.
+
+
+def verbosity_level(verbose: int | bool) -> int:
+    """The ``logging`` level of Optuna's messages for a scikit-learn ``verbose`` value.
+
+    ``0``/``False``: ``WARNING`` (no per-trial lines; failed trials and real problems
+    still show), ``1``/``True``: ``INFO`` (one line per trial), ``2`` or more: ``DEBUG``.
+
+    Raises:
+        ValueError: ``verbose`` is not a non-negative int.
+    """
+    if not isinstance(verbose, int) or verbose < 0:
+        raise ValueError(f"verbose must be a non-negative int; got {verbose!r}.")
+    if verbose >= 2:
+        return logging.DEBUG
+    return logging.INFO if verbose >= 1 else logging.WARNING
+
+
+@contextlib.contextmanager
+def optuna_verbosity(verbose: int | bool) -> Iterator[None]:
+    """Set Optuna's verbosity from ``verbose`` for the block, then restore it.
+
+    This is what ``optuna.integration.OptunaSearchCV(verbose=...)`` does: Optuna's loggers
+    are process-wide, so the level applies to every study of the process while the block
+    runs.
+    """
+    level = verbosity_level(verbose)
+    previous = optuna.logging.get_verbosity()
+    if not verbose:
+        # Quiet never makes Optuna louder than the process asked for (the CLI sets ERROR).
+        level = max(level, previous)
+    optuna.logging.set_verbosity(level)
+    try:
+        yield
+    finally:
+        optuna.logging.set_verbosity(previous)
+
+
+# ---- ``study.optimize`` for a worker of a full-model search: it goes on past an enqueued trial
+
+
+def _taken_by_another_worker(exc: BaseException) -> bool:
+    """Whether ``exc`` is Optuna's refusal to tell a trial that is already finished."""
+    return isinstance(exc, ValueError) and str(exc).startswith("Cannot tell a ")
+
+
+def optimize_past_taken_trials(
+    study: optuna.Study,
+    objective: Callable[[optuna.Trial], Any],
+    *,
+    n_trials: int | None,
+    timeout: float | None,
+    n_jobs: int = 1,
+    show_progress_bar: bool = False,
+    callbacks: list[Callable[[optuna.Study, optuna.trial.FrozenTrial], None]] | None = None,
+) -> None:
+    """``study.optimize``, going on when another worker finished a trial this one ran too.
+
+    Two workers may pop the same enqueued trial (an initial pipeline) when the storage has
+    no row lock: SQLite ignores Optuna's ``SELECT ... FOR UPDATE``, so both see it
+    ``WAITING`` and both run it (Optuna issue #4002). The first to finish tells it; the
+    second's tell raises ``ValueError: Cannot tell a COMPLETE trial.``, which ended that
+    worker's search (``optuna-psms select`` printed it as an error and exited with 2). Here
+    that trial counts as one of this worker's ``n_trials`` (it ran it) and the search goes
+    on with the rest, within what is left of ``timeout``.
+
+    Args:
+        study: The study.
+        objective: The objective.
+        n_trials: Trials of this worker (``None``: until ``timeout``).
+        timeout: Seconds after which no new trial starts (``None``: no limit).
+        n_jobs: As ``study.optimize``.
+        show_progress_bar: As ``study.optimize``.
+        callbacks: As ``study.optimize``.
+    """
+    ran = 0
+
+    def count(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
+        nonlocal ran
+        ran += 1
+
+    start = time.monotonic()
+    while True:
+        left = None if timeout is None else timeout - (time.monotonic() - start)
+        todo = None if n_trials is None else n_trials - ran
+        if (left is not None and left <= 0) or (todo is not None and todo <= 0):
+            return
+        try:
+            study.optimize(
+                objective,
+                n_trials=todo,
+                timeout=left,
+                n_jobs=n_jobs,
+                show_progress_bar=show_progress_bar,
+                callbacks=[*(callbacks or []), count],
+            )
+            return
+        except ValueError as exc:
+            if not _taken_by_another_worker(exc):
+                raise
+            ran += 1
 
 
 _S = TypeVar("_S", bound="FullModelSearch")
@@ -173,7 +280,7 @@ class FullModelSearch(BaseEstimator):  # type: ignore[misc]
                 message names it. The search still uses it.
             UserWarning: A text column of a DataFrame ``X`` holds numbers written with a
                 unit or symbol (``45%``, ``$1,200``, ``3.5 kg``) or dates (``2024-01-03``;
-                see :func:`~optuna_psms.fms._text_columns.text_number_columns`); the message
+                see :func:`~optuna_psms.fms.data.text_number_columns`); the message
                 names it and a value. It is still one-hot encoded as categories.
             UserWarning: ``n_trials`` is not more than the initial pipelines enqueued into a
                 new study (four with ``initial_pipelines="defaults"``): the sampler proposes

@@ -6,10 +6,15 @@ into a dense ``float64`` design matrix by :class:`TabularEncoder` (median imputa
 numeric columns, one-hot encoding for the others) and into integer labels ``0..K-1`` by
 :func:`encode_labels`. The encoder is unsupervised (it never sees the labels); it is fitted
 once on the whole training input so that every trial and every fold sees the same columns.
+
+The kinds of column the data can hold are read here too: row identifiers (warned about and
+best dropped) and numbers or dates written as text (parsed when the column is nearly all
+of them).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 import warnings
 
@@ -20,14 +25,329 @@ from sklearn.base import BaseEstimator
 from sklearn.base import TransformerMixin
 from sklearn.preprocessing import OneHotEncoder
 
-# Defined here before the split; tests and docs still import them from here.
-from optuna_psms.fms._identifiers import identifier_columns as identifier_columns
-from optuna_psms.fms._identifiers import MIN_IDENTIFIER_ROWS as MIN_IDENTIFIER_ROWS
 from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import encode_labels as _encode_labels
 from optuna_psms.fms._validation import label_array
 from optuna_psms.fms._validation import record_features
 from optuna_psms.fms._validation import user_stacklevel
+
+
+# ---- Columns that look like row identifiers (IDs, names, ``1..n``): finding them and warning.
+
+#: A table with fewer rows never has a column that looks like a row identifier
+#: (:func:`identifier_columns`): a few distinct names in a small table are no evidence.
+MIN_IDENTIFIER_ROWS = 20
+
+
+def _identifier_reason(col: pd.Series) -> str | None:
+    """Why the column ``col`` looks like a row identifier, or ``None``."""
+    n = len(col)
+    if n < MIN_IDENTIFIER_ROWS or bool(col.isna().any()):
+        return None
+    if pd.api.types.is_bool_dtype(col):
+        return None
+
+    numeric = _numeric_column(col)
+    if numeric is None:
+        try:
+            distinct = int(col.nunique())
+        except TypeError:  # unhashable cells (lists, dicts): not an identifier
+            return None
+        return f"a different value in each of the {n} rows" if distinct == n else None
+    values = numeric.to_numpy(dtype=np.float64)
+    if not np.isfinite(values).all() or not bool((values == np.round(values)).all()):
+        return None
+    start = float(values.min())
+    distinct = len(np.unique(values))
+    if start in (0.0, 1.0) and float(values.max()) == start + n - 1 and distinct == n:
+        return f"the integers {start:.0f}..{start + n - 1:.0f}, one per row"
+    return _nearly_unique_integers(col, values, distinct)
+
+
+#: Share of distinct values from which an integer column may be a row identifier, and the
+#: rows from which that rule applies (40 distinct counts in 40 rows are weak evidence).
+NEARLY_UNIQUE = 0.9
+NEARLY_UNIQUE_MIN_ROWS = 100
+_ID_NAME = re.compile(r"(^|[^a-z])(id|key|no|nr|num|number|code|index|idx)$|^id", re.IGNORECASE)
+
+
+def _nearly_unique_integers(
+    col: pd.Series, values: NDArray[np.float64], distinct: int
+) -> str | None:
+    """An integer column with a value nearly unique per row (at least :data:`NEARLY_UNIQUE`
+    of the rows; e.g. 488 distinct in 524 rows, a patient seen twice) that is named like an
+    identifier (``id``, ``patient_id``, ``key``, ``code``, ``no`` ...) or fills its range as a
+    counter does (the range at most 1.25 times the distinct values)."""
+    n = len(values)
+    if n < NEARLY_UNIQUE_MIN_ROWS or distinct < NEARLY_UNIQUE * n:
+        return None
+    span = float(values.max()) - float(values.min()) + 1
+    named = bool(_ID_NAME.search(str(col.name))) if col.name is not None else False
+    if not named and span > 1.25 * distinct:
+        return None
+    how = (
+        "named like an identifier" if named else f"filling {values.min():.0f}..{values.max():.0f}"
+    )
+    return f"integers with {distinct} distinct values in {n} rows, {how}"
+
+
+def identifier_columns(X: Any) -> list[tuple[Any, str]]:
+    """The columns of the DataFrame ``X`` that look like row identifiers, with the reason.
+
+    The rule is conservative: with at least :data:`MIN_IDENTIFIER_ROWS` rows and no missing
+    value, a column is flagged when it is text (a column :class:`TabularEncoder` one-hot
+    encodes) with a different value in every row, or when its values are exactly the
+    integers ``0..n-1`` or ``1..n`` (``n`` rows, each once, in any order), or when it holds
+    integers with at least 90 % distinct values in 100 rows or more and is named like an
+    identifier (``id``, ``patient_id``, ``code``, ``no`` ...) or fills its range as a counter
+    does (e.g. 488 distinct values in 524 rows). Other numeric columns, even with every
+    value distinct (measurements with decimals, amounts spread over a wide range), are not
+    flagged, nor
+    are text columns of numbers or dates (``45%``, ``2024-01-03``): those have their own
+    warning, which says to convert them
+    (:func:`~optuna_psms.fms.data.text_number_columns`). Arrays (no column names)
+    give an empty list.
+
+    Args:
+        X: The training input.
+
+    Returns:
+        ``(column name, reason)`` pairs, in column order.
+    """
+    if not isinstance(X, pd.DataFrame) or len(X) < MIN_IDENTIFIER_ROWS:
+        return []
+    n = len(X)
+    dtypes = list(X.dtypes)
+    numeric = [
+        i
+        for i, dtype in enumerate(dtypes)
+        if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    ]
+    # Numeric columns, all at once (10,000 of them are common here): only those whose
+    # minimum is 0 or 1 and maximum n - 1 more (NaN fails both) can be 0..n-1 or 1..n.
+    others = sorted(set(range(len(dtypes))) - set(numeric))
+    if numeric:
+        block = X.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+        low, high = block.min(axis=0), block.max(axis=0)
+        possible = ((low == 0.0) | (low == 1.0)) & (high == low + n - 1)
+        with np.errstate(invalid="ignore"):  # whole numbers spanning 90 % of the rows or more
+            whole = np.isfinite(block).all(axis=0) & (block == np.round(block)).all(axis=0)
+        possible |= whole & (high - low + 1 >= NEARLY_UNIQUE * n)
+        others += [i for i, keep in zip(numeric, possible, strict=True) if keep]
+
+    found: list[tuple[Any, str]] = []
+    for i in sorted(others):
+        col = X.iloc[:, i]
+        reason = _identifier_reason(col)
+        # Dates, one per row, are no identifier to drop but a feature to convert.
+        if reason is not None and text_number_kind(col) is None:
+            found.append((X.columns[i], reason))
+    return found
+
+
+def identifier_message(name: Any, reason: str, remedy: str) -> str:
+    """The warning about an identifier-like column (see :func:`identifier_columns`).
+
+    Args:
+        name: The column name.
+        reason: Why it looks like an identifier.
+        remedy: How to drop it, e.g. ``"--drop id"`` or ``"X.drop(columns=['id'])"``.
+    """
+    return (
+        f"column {name!r} looks like a row identifier ({reason}); as a feature it can only "
+        f"memorise rows (or their order in the file): drop it with {remedy}"
+    )
+
+
+def warn_identifier_columns(X: Any, *, stacklevel: int = 2) -> None:
+    """A ``UserWarning`` per column of ``X`` that :func:`identifier_columns` flags, naming
+    the column and the way to drop it (``X.drop(columns=[...])``).
+
+    Args:
+        X: The training input.
+        stacklevel: Of the warnings, counted from the caller of this function.
+    """
+    for name, reason in identifier_columns(X):
+        warnings.warn(
+            identifier_message(name, reason, f"X.drop(columns=[{name!r}])"),
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+
+
+# ---- Text columns that hold numbers or dates (``"45%"``, ``"$1,200"``, ``"2024-01-03"``).
+
+#: A text column with fewer distinct values (missing cells aside) is never flagged: ``{'1',
+#: '2'}`` or ``{'1%', '5%'}`` may be codes kept as text on purpose.
+MIN_DISTINCT_TEXT_VALUES = 5
+
+#: The share of a column's distinct values that must read as numbers (or dates) for it to
+#: be flagged: a stray ``'?'`` or ``'unknown'`` among them does not hide it.
+TEXT_NUMBER_SHARE = 0.9
+
+#: At most this many distinct values of a column are read (the first ones, in row order).
+_MAX_DISTINCT_READ = 1000
+
+# A number as a person writes it: an optional sign and currency symbol, digits with or
+# without thousands separators (groups of three after commas), a decimal part, an exponent,
+# then an optional '%' or unit word ("kg", "km/h", "°C", "m2"). Groups: the currency, the
+# number, the suffix.
+_NUMBER = re.compile(
+    r"""^[-+]?\s*([$€£¥₹]?)\s*[-+]?
+    ((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+)
+    \s*(%|[°µ]?[^\W\d_]+(?:/[^\W\d_]+)?[23²³]?)?$""",
+    re.VERBOSE,
+)
+
+# An ISO-like date, optionally with a time ("2024-01-03", "2024-01-03 10:30:00",
+# "2024-01-03T10:30Z", "2024/01/03"); the day and month are checked by pandas.
+_DATE = re.compile(
+    r"^\d{4}([-/])\d{1,2}\1\d{1,2}"
+    r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?$"
+)
+
+
+def _as_number(value: str) -> tuple[str, str] | None:
+    """``(currency, suffix)`` of ``value`` when it reads as a number, else ``None``."""
+    match = _NUMBER.match(value)
+    if match is None:
+        return None
+    return match.group(1), (match.group(3) or "").lower()
+
+
+def _dates(texts: list[str]) -> list[str]:
+    """The ``texts`` that read as dates (the regex, then pandas for the day and month)."""
+    shaped = [text for text in texts if _DATE.match(text) is not None]
+    if not shaped:
+        return []
+    days = pd.to_datetime(
+        pd.Series([text.replace("/", "-") for text in shaped], dtype=object),
+        format="ISO8601",
+        errors="coerce",
+    )
+    return [text for text, day in zip(shaped, days.isna(), strict=True) if not day]
+
+
+def _text_kind(col: pd.Series) -> tuple[str, str, str | None] | None:
+    """``(kind, example, odd)`` when the text column ``col`` holds numbers or dates (kind
+    ``"numbers"`` or ``"dates"``; ``odd`` a value that is not a number when the numbers are
+    plain ones), else ``None``."""
+    try:
+        distinct = list(dict.fromkeys(col.dropna().tolist()))[:_MAX_DISTINCT_READ]
+    except TypeError:  # unhashable cells (lists, dicts): not text
+        return None
+    texts = [value.strip() for value in distinct if isinstance(value, str)]
+    texts = [text for text in texts if text]
+    if len(texts) < MIN_DISTINCT_TEXT_VALUES or len(texts) < TEXT_NUMBER_SHARE * len(distinct):
+        return None
+    needed = TEXT_NUMBER_SHARE * len(texts)
+    dates = _dates(texts)
+    if len(dates) >= needed:
+        return "dates", dates[0], None
+    numbers = [(text, parsed) for text in texts if (parsed := _as_number(text)) is not None]
+    # One way of writing them: "1A", "2B", "3C" are codes, not numbers in a unit, so the
+    # values with a currency or suffix must all have the same one (plain ones go with any).
+    written = {parsed for _, parsed in numbers if parsed != ("", "")}
+    if len(numbers) < needed or len(written) > 1:
+        return None
+    decorated = [text for text, parsed in numbers if parsed != ("", "")]
+    if decorated:
+        return "numbers", decorated[0], None
+    # Plain numbers and a few other values (e.g. '?' for a missing one): those are why the
+    # column is text, and the message names one.
+    read = {text for text, _ in numbers}
+    odd = [text for text in texts if text not in read] + [
+        value for value in distinct if not isinstance(value, str) or not value.strip()
+    ]
+    return "numbers", numbers[0][0], str(odd[0]) if odd else None
+
+
+def _is_text_dtype(dtype: Any) -> bool:
+    """Whether a column of ``dtype`` can hold text (object or string dtype)."""
+    return bool(pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype))
+
+
+def text_number_columns(X: Any) -> list[tuple[Any, str, str, str | None]]:
+    """The text columns of the DataFrame ``X`` that hold numbers or dates written as text.
+
+    Only the columns :class:`~optuna_psms.fms.TabularEncoder` one-hot encodes are looked
+    at (text, not plain numbers written as text, which it reads as numbers). Such a column
+    is flagged when it has at least :data:`MIN_DISTINCT_TEXT_VALUES` distinct values and at
+    least :data:`TEXT_NUMBER_SHARE` of them read, after stripping surrounding spaces, as
+
+    - dates: ``YYYY-MM-DD`` (or ``YYYY/MM/DD``), optionally with a time; or
+    - numbers: an optional sign and currency symbol (``$ € £ ¥ ₹``), digits with optional
+      thousands separators (``1,200``), decimals and exponent, then an optional ``%`` or
+      unit word (``kg``, ``km/h``); every value with a symbol or unit has the same one, so
+      codes such as ``1A, 2B, 3C`` are not flagged. A column of plain numbers is text
+      only because of its other values (``'?'``), and the result names one.
+
+    Words (``Paris``, ``yes``), codes (``A1``) and free text are never flagged, nor are
+    numeric, boolean or categorical-dtype columns. Arrays (no column names) give an empty
+    list.
+
+    Args:
+        X: The training input.
+
+    Returns:
+        ``(column name, kind, example, odd)`` in column order: ``kind`` is ``"numbers"`` or
+        ``"dates"``, ``example`` one of the column's values, and ``odd`` one that is not a
+        number when the numbers are plain ones (``None`` otherwise).
+    """
+    if not isinstance(X, pd.DataFrame):
+        return []
+    found: list[tuple[Any, str, str, str | None]] = []
+    # Only text columns can be flagged: the dtypes first, so a wide numeric table (10,000
+    # columns are common here) costs no per-column slicing.
+    for i, dtype in enumerate(X.dtypes):
+        if not _is_text_dtype(dtype):
+            continue
+        kind = text_number_kind(X.iloc[:, i])
+        if kind is not None:
+            found.append((X.columns[i], *kind))
+    return found
+
+
+def text_number_kind(col: pd.Series) -> tuple[str, str, str | None] | None:
+    """``(kind, example, odd)`` of :func:`text_number_columns` for the column ``col``, or
+    ``None`` when it is not flagged."""
+    if not _is_text_dtype(col.dtype):
+        return None
+
+    if _numeric_column(col) is not None:  # read as numbers already
+        return None
+    return _text_kind(col)
+
+
+def text_number_message(name: Any, kind: str, example: str, odd: str | None = None) -> str:
+    """The warning about a column of numbers or dates written as text (see
+    :func:`text_number_columns`).
+
+    Args:
+        name: The column name.
+        kind: ``"numbers"`` or ``"dates"``.
+        example: One of its values.
+        odd: One of its values that is not a number, if that is why it is text.
+    """
+    remedy = "convert it to numbers first"
+    if kind == "dates":
+        remedy += ", e.g. the year and month or the days since a reference date"
+    return (
+        f"column {name!r} holds {kind} written as text (e.g. {example!r}"
+        f"{'' if odd is None else f'; not a number: {odd!r}'}); it is encoded as "
+        f"categories: {remedy}"
+    )
+
+
+def warn_text_number_columns(X: Any, *, stacklevel: int = 2) -> None:
+    """A ``UserWarning`` per column of ``X`` that :func:`text_number_columns` flags.
+
+    Args:
+        X: The training input.
+        stacklevel: Of the warnings, counted from the caller of this function.
+    """
+    for found in text_number_columns(X):
+        warnings.warn(text_number_message(*found), UserWarning, stacklevel=stacklevel + 1)
 
 
 #: Categorical columns keep at most this many one-hot columns (rarer values are grouped).

@@ -381,8 +381,8 @@ def identifier_warnings(X: Any) -> list[str]:
     """
     import shlex
 
-    from optuna_psms.fms._identifiers import identifier_columns
-    from optuna_psms.fms._identifiers import identifier_message
+    from optuna_psms.fms.data import identifier_columns
+    from optuna_psms.fms.data import identifier_message
 
     return [
         f"warning: {identifier_message(name, reason, f'--drop {shlex.quote(str(name))}')}"
@@ -392,8 +392,8 @@ def identifier_warnings(X: Any) -> list[str]:
 
 def text_number_warnings(X: Any) -> list[str]:
     """One ``warning:`` line per text column of ``X`` of numbers or dates (``45%``,
-    ``2024-01-03``; :func:`optuna_psms.fms._text_columns.text_number_columns`)."""
-    from optuna_psms.fms._text_columns import text_number_columns
-    from optuna_psms.fms._text_columns import text_number_message
+    ``2024-01-03``; :func:`optuna_psms.fms.data.text_number_columns`)."""
+    from optuna_psms.fms.data import text_number_columns
+    from optuna_psms.fms.data import text_number_message
 
     return [f"warning: {text_number_message(*found)}" for found in text_number_columns(X)]

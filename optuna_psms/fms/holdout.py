@@ -237,8 +237,8 @@ def _identifier_names(X_search: Any, X_held: Any) -> list[Any]:
     :func:`~optuna_psms.fms.datasets.text_number_warnings` do; the rules ignore row order)."""
     import pandas as pd
 
-    from optuna_psms.fms._identifiers import identifier_columns
-    from optuna_psms.fms._text_columns import text_number_columns
+    from optuna_psms.fms.data import identifier_columns
+    from optuna_psms.fms.data import text_number_columns
 
     if not isinstance(X_search, pd.DataFrame) or not isinstance(X_held, pd.DataFrame):
         return []

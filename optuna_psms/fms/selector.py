@@ -11,6 +11,9 @@ import numpy as np
 from numpy.typing import NDArray
 import optuna
 from sklearn.base import ClassifierMixin
+from sklearn.metrics import accuracy_score
+from sklearn.metrics import balanced_accuracy_score
+from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms.fms import _final_check
@@ -28,13 +31,54 @@ from optuna_psms.fms._samplers import default_sampler_name as default_sampler_na
 from optuna_psms.fms._samplers import make_sampler as make_sampler
 from optuna_psms.fms._samplers import SAMPLER_NAMES as SAMPLER_NAMES
 from optuna_psms.fms._search import FullModelSearch
-from optuna_psms.fms._selector_score import selector_score
 from optuna_psms.fms._validation import check_features
 from optuna_psms.fms._validation import decode_labels
+from optuna_psms.fms._validation import label_array
+from optuna_psms.fms._validation import labels_to_codes
 from optuna_psms.fms._validation import user_entry
 from optuna_psms.fms.data import warn_unexpected_values
+from optuna_psms.fms.metrics import BUILTIN_METRICS
+from optuna_psms.fms.metrics import scorer_score
 from optuna_psms.fms.objective import FullModelObjective
 from optuna_psms.fms.space import FullModelSpace
+
+
+# ---- The score of a fitted :class:`~optuna_psms.fms.FullModelSelector` on labelled rows.
+
+
+def selector_score(model: Any, X: Any, y: Any, sample_weight: Any = None) -> float:
+    """The body of :meth:`~optuna_psms.fms.FullModelSelector.score` (see there)."""
+    metric = getattr(model, "metric", "ber")
+    truth = labels_to_codes(model.classes_, y)
+    if metric == "auc":
+        given = label_array(y).ravel().tolist()
+        unknown = sorted({str(v) for v, c in zip(given, truth, strict=True) if c < 0})
+        if unknown:
+            raise ValueError(
+                f"y has labels the model was not fitted with, which have no probability "
+                f"column for the ROC AUC: {', '.join(unknown[:5])}."
+            )
+        proba = model.predict_proba(X)
+        if len(model.classes_) == 2:
+            return float(roc_auc_score(truth, proba[:, 1], sample_weight=sample_weight))
+        return float(
+            roc_auc_score(
+                truth,
+                proba,
+                multi_class="ovr",
+                labels=np.arange(len(model.classes_)),
+                sample_weight=sample_weight,
+            )
+        )
+    if metric not in BUILTIN_METRICS:
+        return scorer_score(model, metric, X, y, sample_weight)
+    codes = model._codes(X)
+    if metric == "error":
+        return float(accuracy_score(truth, codes, sample_weight=sample_weight))
+    with warnings.catch_warnings():  # "y_pred contains classes not in y_true"
+        warnings.simplefilter("ignore", UserWarning)
+        balanced = balanced_accuracy_score(truth, codes, sample_weight=sample_weight)
+    return float(balanced)
 
 
 class FullModelSelector(ClassifierMixin, FullModelSearch):  # type: ignore[misc]

@@ -447,8 +447,8 @@ def test_no_bundled_dataset_has_a_column_flagged_as_an_identifier() -> None:
     # The rule's false positives on real data: none of the sklearn:* and keel:* sets
     # (docs/full_model_selection.md says so); nor of the rule for numbers or dates written
     # as text (tests/fms/test_text_columns.py), on their text columns (240 in 30 sets).
-    from optuna_psms.fms._text_columns import text_number_columns
     from optuna_psms.fms.data import identifier_columns
+    from optuna_psms.fms.data import text_number_columns
     from optuna_psms.fms.datasets import dataset_table
     from optuna_psms.fms.datasets import load_dataset
 

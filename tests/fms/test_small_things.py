@@ -14,8 +14,8 @@ import pytest
 from optuna_psms.fms import FullModelRegressor
 from optuna_psms.fms import FullModelSelector
 from optuna_psms.fms import target_task
-from optuna_psms.fms._identifiers import identifier_columns
 from optuna_psms.fms._validation import check_features
+from optuna_psms.fms.data import identifier_columns
 
 
 def _prices() -> pd.Series:

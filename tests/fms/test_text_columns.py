@@ -51,9 +51,9 @@ def _frame(n: int = N) -> pd.DataFrame:
 
 
 def test_text_number_columns_flags_numbers_and_dates_and_nothing_else() -> None:
-    from optuna_psms.fms._text_columns import text_number_columns
-    from optuna_psms.fms._text_columns import text_number_message
     from optuna_psms.fms.data import identifier_columns
+    from optuna_psms.fms.data import text_number_columns
+    from optuna_psms.fms.data import text_number_message
 
     X = _frame().drop(columns="label")
     X["mostly"] = [str(i) for i in range(N - 1)] + ["?"]  # numbers and a '?': text
@@ -99,7 +99,7 @@ _WORDS = st.builds(
 @given(st.lists(_WORDS, min_size=5, max_size=30))
 def test_words_and_codes_are_never_flagged(words: list[str]) -> None:
     # Anything that starts with a letter ('Paris', 'A1', 'x 3%') is no number nor date.
-    from optuna_psms.fms._text_columns import text_number_columns
+    from optuna_psms.fms.data import text_number_columns
 
     assert text_number_columns(pd.DataFrame({"w": words})) == []
 
