@@ -20,9 +20,18 @@ import optuna
 from scipy.special import expit
 from sklearn.pipeline import Pipeline
 
+from optuna_psms.fms._folds import quiet_fit
 from optuna_psms.fms._reselect import candidates
-from optuna_psms.fms._search import fit_pipeline
 from optuna_psms.fms.objective import FullModelObjective
+
+
+def fit_pipeline(objective: FullModelObjective, params: dict[str, Any]) -> Pipeline:
+    """The pipeline of ``params``, encoder first, fitted on all of the objective's data (the
+    refit of a search's chosen trial, and of each member of a vote)."""
+    model = objective.build_pipeline(params)
+    with quiet_fit():  # an MLP's swallowed Ctrl-C raised (see quiet_fit)
+        model.fit(objective.X, objective.y)
+    return Pipeline([("encoder", objective.encoder), *model.steps])
 
 
 def check_ensemble_top(top: Any) -> int:

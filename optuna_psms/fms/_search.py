@@ -25,7 +25,6 @@ import warnings
 
 import optuna
 from sklearn.base import BaseEstimator
-from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from optuna_psms._compat._interrupted import trials_failed_on_ctrl_c
@@ -35,9 +34,9 @@ from optuna_psms.fms._budget import end_of_search
 from optuna_psms.fms._budget import Progress
 from optuna_psms.fms._budget import TimeBudget
 from optuna_psms.fms._cost import fit_pool
+from optuna_psms.fms._ensemble import fit_pipeline as fit_pipeline
 from optuna_psms.fms._fidelity import applies as fidelity_applies
 from optuna_psms.fms._fidelity import fidelity_pruner
-from optuna_psms.fms._folds import quiet_fit
 from optuna_psms.fms._initial import API_ADVICE
 from optuna_psms.fms._initial import check_initial_pipelines
 from optuna_psms.fms._initial import enqueue_initial
@@ -169,15 +168,6 @@ def optimize_past_taken_trials(
 
 
 _S = TypeVar("_S", bound="FullModelSearch")
-
-
-def fit_pipeline(objective: FullModelObjective, params: dict[str, Any]) -> Pipeline:
-    """The pipeline of ``params``, encoder first, fitted on all of the objective's data (the
-    refit of a search's chosen trial, and of each member of a vote)."""
-    model = objective.build_pipeline(params)
-    with quiet_fit():  # an MLP's swallowed Ctrl-C raised (see quiet_fit)
-        model.fit(objective.X, objective.y)
-    return Pipeline([("encoder", objective.encoder), *model.steps])
 
 
 class FullModelSearch(BaseEstimator):  # type: ignore[misc]
