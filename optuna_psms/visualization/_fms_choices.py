@@ -27,8 +27,8 @@ from optuna_psms.visualization._fms import CLASSIFIER
 from optuna_psms.visualization._fms import SELECTOR
 
 
-#: The 22 colours of :func:`plot_model_choices` for the default space's 22 methods: plotly's
-#: D3 (the classifiers get its ten), then twelve of plotly's other qualitative palettes, each
+#: The 23 colours of :func:`plot_model_choices` for the default space's 23 methods: plotly's
+#: D3 (the classifiers get its ten), then thirteen of plotly's other qualitative palettes, each
 #: the one farthest (CIEDE2000) from the colours before it among those dark enough for a white
 #: background (L* 20 to 75). No two are closer than D3's own closest pair (red and brown,
 #: 16.2; tests/visualization/test_figures.py measures them). Bold and Dark24 after D3, as before,
@@ -47,6 +47,7 @@ _DISTINCT = (
     "#EDAD08",  # Prism
     "#BAB0AC",  # T10
     "#CC6677",  # Safe
+    "#6C7C32",  # Dark24: the 23rd, for hist_gradient_boosting (16.2 from the closest)
 )
 #: The colours of :func:`plot_model_choices`, one per method in the figure: past
 #: :data:`_DISTINCT`, for a larger space, Dark24's and Light24's others.

@@ -320,10 +320,10 @@ def test_ciede2000_gives_the_published_differences() -> None:
 
 
 def test_model_choices_colours_are_clearly_distinct() -> None:
-    # The 22 methods of the default space had two oranges (naive_bayes and svcrfe, CIEDE2000
+    # The methods (22 then) of the default space had two oranges (naive_bayes and svcrfe, CIEDE2000
     # 5.9), two blues (7.1) and two pinks (8.5): a new user read them as one (26 Nov 2026).
     colours = _choice_colours(plot_model_choices(_default_pool_study(seed=0, n_trials=300)))
-    assert len(colours) == 22
+    assert len(colours) == 23  # hist_gradient_boosting joined the pool
     labs = {key: _lab(colour) for key, colour in colours.items()}
     closest = min(
         (_ciede2000(labs[a], labs[b]), a, b)
@@ -493,7 +493,7 @@ def test_population_of_a_model_selection_has_a_symbol_per_model_and_names_pipeli
 
 
 def test_population_legend_of_many_models_stays_right_of_the_plot() -> None:
-    # One legend entry per model (9 in the default pool) above the plot wrapped to 5 rows
+    # One legend entry per model (10 in the default pool) above the plot wrapped to 5 rows
     # over the title and the dashboard's toolbar (usertrial3, 26 Nov 2026): the legend is a
     # column right of the plot, the colour bar horizontal below it, both in the right margin.
     from optuna_psms import PSOSampler
@@ -512,7 +512,7 @@ def test_population_legend_of_many_models_stays_right_of_the_plot() -> None:
     study.optimize(objective, n_trials=120)
     figure = plot_population(study)
     models = [t for t in figure.data if t.legendgroup == "models"]
-    assert len(models) == 9
+    assert len(models) == 10
     legend = figure.layout.legend
     assert legend.orientation == "v" and legend.xanchor == "left" and legend.x > 1
     assert legend.yanchor == "top" and legend.y == 1
