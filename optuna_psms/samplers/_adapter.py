@@ -77,6 +77,7 @@ from optuna.trial import TrialState
 from optuna_psms import _compat
 from optuna_psms.samplers import _lifecycle
 from optuna_psms.samplers import _records
+from optuna_psms.samplers import _runs
 from optuna_psms.samplers import _space
 from optuna_psms.samplers import _study_info
 from optuna_psms.samplers._identity import Identity
@@ -437,5 +438,6 @@ class PopulationSampler(BaseSampler, abc.ABC):
             _logger.exception("Could not store the sampler record of trial %d.", number)
         parsed = Parsed(number, None, {}, {}, fixed, rec)
         record = Record(number, member, generation, x, vectors, dict(info))
-        view.add_own(parsed, record, _compat.trial_id(trial))
+        retry = _runs.retry_root(number, trial.system_attrs) is not None
+        view.add_own(parsed, record, _compat.trial_id(trial), retry=retry)
         return Asked(seed, number, coords)
