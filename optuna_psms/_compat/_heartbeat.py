@@ -10,21 +10,24 @@ evaluated (issue 31).
 
 Two mechanisms close that window:
 
-* :func:`first_heartbeat`, called first thing in ``before_trial``, records the beat then
-  and registers the study (:func:`register`).
-* For a registered study, a SQLAlchemy ``after_insert`` listener on Optuna's ``TrialModel``
-  inserts the new trial's ``trial_heartbeats`` row on the inserting connection, inside
-  the transaction that inserts the trial (``RDBStorage._create_new_trial`` flushes the
-  trial in a session and commits once): the trial and its heartbeat row are committed
-  together, so no moment exists where a worker's trial is RUNNING without a row. The row's
-  time is the database's ``CURRENT_TIMESTAMP`` (the column default, as in Optuna's own
-  ``record_heartbeat``); ``first_heartbeat`` then has nothing to do (no extra transaction).
+* A SQLAlchemy ``after_insert`` listener on Optuna's ``TrialModel`` (registered once, at
+  import) inserts the new trial's ``trial_heartbeats`` row on the inserting connection,
+  inside the transaction that inserts the trial (``RDBStorage._create_new_trial`` flushes
+  the trial in a session and commits once): the trial and its heartbeat row are committed
+  together, so no moment exists where the trial is RUNNING without a row. The row's time
+  is the database's ``CURRENT_TIMESTAMP`` (the column default, as in Optuna's own
+  ``record_heartbeat``). The study is found in a registry filled by
+  :func:`first_heartbeat` (held weakly) or, for its first trial in a process, in the frame
+  of ``Study.ask`` up the stack (its sampler must set ``commits_heartbeat_with_trial``).
+* :func:`first_heartbeat`, called first thing in ``before_trial``, registers the study and
+  records the beat if the row did not come with the trial; it has nothing to write (no
+  extra transaction) when it did.
 
-What remains: the first trial a :class:`~optuna.study.Study` object asks in a process is
-created before the sampler sees the study, so it relies on :func:`first_heartbeat` (a
-window of pure Python between the trial's commit and ``before_trial``, microseconds); so
-does a trial taken from the queue of WAITING trials (``enqueue_trial``, a heartbeat retry),
-which is updated to RUNNING rather than inserted.
+What remains: a trial taken from the queue of WAITING trials (``enqueue_trial``, a
+heartbeat retry) is updated to RUNNING, not inserted, so it relies on
+:func:`first_heartbeat` (the window between that update's commit and ``before_trial``;
+its record, when it has one, is already there); and should ``Study.ask`` not be found up
+the stack (another Optuna layout), the first trial of a process relies on it too.
 
 The listener acts only when all hold: the connection's engine is the engine of a
 registered study's :class:`~optuna.storages.RDBStorage` with ``heartbeat_interval`` set;
@@ -36,7 +39,8 @@ trial (``datetime_start`` set, ``datetime_complete`` not), not a WAITING or fini
 written by ``add_trial`` (``RetryFailedTrialCallback``'s retries are WAITING: a heartbeat
 row left from their insertion would make them stale the moment they are taken).
 
-Private API used: ``Study._storage``, ``Study._study_id``, ``FrozenTrial._trial_id``,
+Private API used: ``sys._getframe`` over Optuna's ``Study.ask`` frame (its ``self``),
+``Study._storage``, ``Study._study_id``, ``FrozenTrial._trial_id``,
 ``Study._thread_local.in_optimize_loop``, ``_CachedStorage._backend`` and the models
 ``TrialModel`` / ``TrialHeartbeatModel`` of ``optuna.storages._rdb.models`` (same columns
 in Optuna 4.0 and 5.0); ``record_heartbeat``, ``get_heartbeat_interval`` and ``engine``
@@ -45,11 +49,15 @@ are public attributes of :class:`~optuna.storages.RDBStorage`.
 
 from __future__ import annotations
 
+import inspect
+import sys
 import threading
+from types import FrameType
 from typing import Any
 from typing import TYPE_CHECKING
 import weakref
 
+import optuna
 from optuna.storages import RDBStorage
 from optuna.storages._cached_storage import _CachedStorage
 from optuna.storages._heartbeat import BaseHeartbeat
@@ -61,6 +69,11 @@ if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
 
 
+#: ``Study.ask``'s code: the listener finds the asking study in its frame.
+_ASK_CODE = inspect.unwrap(optuna.Study.ask).__code__
+#: How far up the stack the ask is looked for (SQLAlchemy's flush and Optuna's storage
+#: calls are about 25 frames; a miss only leaves the trial to ``first_heartbeat``).
+_MAX_DEPTH = 60
 _lock = threading.Lock()
 _listening = False
 #: The studies whose new trials get their heartbeat row with their insertion.
@@ -83,6 +96,26 @@ def _in_optimize(study: Study) -> bool:
     return bool(getattr(study._thread_local, "in_optimize_loop", False))
 
 
+def _asking_study() -> Study | None:
+    """The study whose ``Study.ask`` is running on this thread (up the stack), if any."""
+    try:
+        frame: FrameType | None = sys._getframe(2)
+        for _ in range(_MAX_DEPTH):
+            if frame is None:
+                return None
+            if frame.f_code is _ASK_CODE:
+                study = frame.f_locals.get("self")
+                return study if isinstance(study, optuna.Study) else None
+            frame = frame.f_back
+    except Exception:  # no frame support: the registry and first_heartbeat remain
+        return None
+    return None
+
+
+def _ours(study: Study) -> bool:
+    return bool(getattr(study.sampler, "commits_heartbeat_with_trial", False))
+
+
 def _on_trial_insert(mapper: Any, connection: Any, target: Any) -> None:
     """``after_insert`` listener: the new trial's heartbeat row, in the same transaction."""
     if (
@@ -92,8 +125,14 @@ def _on_trial_insert(mapper: Any, connection: Any, target: Any) -> None:
     ):
         return
     engine = connection.engine
-    for study in list(_studies):
-        if study._study_id != target.study_id or not _in_optimize(study):
+    candidates = [s for s in list(_studies) if s._study_id == target.study_id]
+    if not candidates:  # the first trial of this Study object: look for its ask
+        asking = _asking_study()
+        if asking is None or asking._study_id != target.study_id or not _ours(asking):
+            return
+        candidates = [asking]
+    for study in candidates:
+        if not _in_optimize(study):
             continue
         storage = _heartbeat_rdb(study)
         if storage is None or storage.engine is not engine:
@@ -106,14 +145,8 @@ def _on_trial_insert(mapper: Any, connection: Any, target: Any) -> None:
         return
 
 
-def register(study: Study) -> bool:
-    """Give the new trials of ``study`` their heartbeat row with their insertion.
-
-    Only for an :class:`~optuna.storages.RDBStorage` with ``heartbeat_interval`` set
-    (returns whether the study is registered). The registry holds studies weakly.
-    """
-    if _heartbeat_rdb(study) is None:
-        return False
+def _listen() -> None:
+    """Register :func:`_on_trial_insert` once per process."""
     global _listening
     with _lock:
         if not _listening:
@@ -122,6 +155,18 @@ def register(study: Study) -> bool:
 
             event.listen(models.TrialModel, "after_insert", _on_trial_insert)
             _listening = True
+
+
+def register(study: Study) -> bool:
+    """Give the new trials of ``study`` their heartbeat row with their insertion.
+
+    Only for an :class:`~optuna.storages.RDBStorage` with ``heartbeat_interval`` set
+    (returns whether the study is registered). The registry holds studies weakly.
+    """
+    if _heartbeat_rdb(study) is None:
+        return False
+    _listen()
+    with _lock:
         _studies.add(study)
     return True
 
@@ -151,3 +196,9 @@ def first_heartbeat(study: Study, trial: FrozenTrial) -> bool:
     except Exception:
         return False
     return True
+
+
+# From import on, so that a process's first trial is covered too (its study is not
+# registered yet; the listener finds it up the stack). Cheap for every other insert: a
+# finished or WAITING trial returns at once, a new RUNNING one costs a walk of ~25 frames.
+_listen()

@@ -150,6 +150,9 @@ class PopulationSampler(BaseSampler, abc.ABC):
     #: The identities this class can carry (one, or one per mode): its tag, title,
     #: description and labels (:class:`~optuna_psms.samplers._identity.Identity`).
     identities: ClassVar[tuple[Identity, ...]] = ()
+    #: Inside ``Study.optimize`` with a heartbeat RDB storage, a new trial's heartbeat row
+    #: is committed with the trial (``optuna_psms._compat._heartbeat``).
+    commits_heartbeat_with_trial: ClassVar[bool] = True
     #: The algorithm's settings: the frozen, validated dataclass of its core module
     #: (``PSOSettings``, ...), built by the subclass from its constructor arguments.
     _settings: Any = None

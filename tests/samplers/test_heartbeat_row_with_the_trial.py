@@ -2,12 +2,14 @@
 
 Optuna fails a dead worker's RUNNING trial only once it has a stale row in
 ``trial_heartbeats``; a worker killed between the commit of its new trial and the first
-beat left a trial nobody ever failed. From a study's second trial in a process on, the
-row is inserted in the trial's own transaction (``optuna_psms._compat._heartbeat``), so
-the sampler's ``before_trial`` already finds it. Checked on SQLite, PostgreSQL and MariaDB:
+beat left a trial nobody ever failed. The row is now inserted in the trial's own
+transaction (``optuna_psms._compat._heartbeat``), so the sampler's ``before_trial`` already
+finds it. Checked on SQLite, PostgreSQL and MariaDB:
 
-* the first trial of the study object relies on ``first_heartbeat`` (no row on entry);
-* the next ones have their row on entry to ``before_trial``;
+* every trial of ``optimize`` has its row on entry to ``before_trial``; should the
+  listener not find the asking study up the stack (``found=False``), the first trial of
+  the study object relies on ``first_heartbeat`` (no row on entry, one after), the next
+  ones have theirs (the study is registered by then);
 * a trial asked with ``study.ask()`` (before or after ``optimize``) and a trial written by
   ``study.add_trial`` inside ``optimize`` get no row.
 """
@@ -25,6 +27,7 @@ import pytest
 import sqlalchemy
 
 from optuna_psms import PSOSampler
+from optuna_psms._compat import _heartbeat
 from tests.conftest import require_service
 
 
@@ -41,11 +44,14 @@ def _rows(storage: optuna.storages.RDBStorage) -> set[int]:
         }
 
 
+@pytest.mark.parametrize("found", [True, False])
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql", "mysql"])
 def test_the_heartbeat_row_is_committed_with_the_trial_inside_optimize_only(
-    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    backend: str, found: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     warnings.simplefilter("ignore")  # heartbeat outside optimize, add_trial
+    if not found:
+        monkeypatch.setattr(_heartbeat, "_asking_study", lambda: None)
     if backend == "sqlite":
         url = f"sqlite:///{tmp_path}/hb.db"
     else:
@@ -85,7 +91,7 @@ def test_the_heartbeat_row_is_committed_with_the_trial_inside_optimize_only(
         optimized = [
             t for t in trials if t.number in on_entry and t.number not in (0, late.number)
         ]
-        assert [on_entry[t.number] for t in optimized] == [False, True, True]
+        assert [on_entry[t.number] for t in optimized] == [found, True, True]
         rows = _rows(storage)
         assert {t._trial_id for t in optimized} <= rows
         assert asked._trial_id not in rows and late._trial_id not in rows

@@ -161,7 +161,7 @@ def _check_finished_study(trials: list[FrozenTrial]) -> Counter[tuple[int, int, 
     return slots
 
 
-def test_the_first_heartbeat_is_recorded_in_before_trial_inside_optimize_only(
+def test_the_heartbeat_row_comes_with_the_trial_inside_optimize_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import warnings
@@ -194,10 +194,11 @@ def test_the_first_heartbeat_is_recorded_in_before_trial_inside_optimize_only(
     assert beats == []
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
     ids = [t._trial_id for t in study.trials[1:]]
-    # The first trial's first beat comes from the sampler's before_trial, then Optuna's
-    # thread; the second trial's row was committed with the trial (no beat from the hook).
+    # Each trial's row was committed with the trial: its beats come from Optuna's thread
+    # only; the sampler's before_trial beats only when the row did not come with the trial
+    # (test_heartbeat_row_with_the_trial.py has that case).
     firsts = {tid: hook for tid, hook in reversed(beats)}
-    assert sorted(firsts) == sorted(ids) and [firsts[tid] for tid in ids] == [True, False]
+    assert set(firsts) <= set(ids) and not any(firsts.values())
 
 
 @pytest.mark.services
