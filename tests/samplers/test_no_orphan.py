@@ -4,8 +4,8 @@ Optuna fails a RUNNING trial only once its row in ``trial_heartbeats`` went stal
 ``Study.optimize`` inserts that row only after ``Study.ask`` returned. A worker killed in
 ``ask`` (in the sampler's ``before_trial``, where a population sampler reads the study and
 writes its record) used to leave a trial RUNNING for good, its slot never evaluated. The
-sampler now records the trial's first heartbeat first thing in ``before_trial``
-(:func:`optuna_psms._compat.first_heartbeat`).
+trial's heartbeat row is now committed with the trial (``optuna_psms._compat._heartbeat``;
+``before_trial`` records the first beat only when the row did not come with the trial).
 
 * :func:`test_a_kill_at_each_point_is_failed_and_retried_once`: one worker, ``SIGKILL`` of
   itself at a fixed point of trial ``KILLED`` (in ``before_trial`` just before the record
