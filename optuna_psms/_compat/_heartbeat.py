@@ -23,21 +23,24 @@ Two mechanisms close that window:
   records the beat if the row did not come with the trial; it has nothing to write (no
   extra transaction) when it did.
 
-What remains: a trial taken from the queue of WAITING trials (``enqueue_trial``, a
-heartbeat retry) is updated to RUNNING, not inserted, so it relies on
-:func:`first_heartbeat` (the window between that update's commit and ``before_trial``;
-its record, when it has one, is already there); and should ``Study.ask`` not be found up
-the stack (another Optuna layout), the first trial of a process relies on it too.
+A trial taken from the queue of WAITING trials (``enqueue_trial``, a heartbeat retry) is
+switched to RUNNING by an UPDATE, not inserted: an ``after_update`` listener gives it its
+row (inserted, or its time refreshed) in that same transaction, on the same conditions.
 
-The listener acts only when all hold: the connection's engine is the engine of a
-registered study's :class:`~optuna.storages.RDBStorage` with ``heartbeat_interval`` set;
-the inserted trial belongs to that study; that study is inside ``Study.optimize`` on this
-thread (Optuna's thread-local ``in_optimize_loop``: a trial asked with ``study.ask()`` gets
-no heartbeat from Optuna, and must get none from us either, or it would be failed after
-``grace_period`` while its caller evaluates it); and the inserted row is a new RUNNING
-trial (``datetime_start`` set, ``datetime_complete`` not), not a WAITING or finished trial
-written by ``add_trial`` (``RetryFailedTrialCallback``'s retries are WAITING: a heartbeat
-row left from their insertion would make them stale the moment they are taken).
+What remains: should ``Study.ask`` not be found up the stack (another Optuna layout), the
+first trial of a ``Study`` object in a process relies on :func:`first_heartbeat` (a window
+between the trial's commit and ``before_trial``); the later ones are covered by the registry.
+
+The listeners act only when all hold: the connection's engine is the engine of the
+:class:`~optuna.storages.RDBStorage` (``heartbeat_interval`` set) of a registered study,
+or of the study asking up the stack; the trial belongs to that study; that study is
+inside ``Study.optimize`` on this thread (Optuna's thread-local ``in_optimize_loop``: a
+trial asked with ``study.ask()`` gets no heartbeat from Optuna, and must get none from us
+either, or it would be failed after ``grace_period`` while its caller evaluates it); and
+the row is a new RUNNING trial (``datetime_start`` set, ``datetime_complete`` not) or a
+WAITING trial switched to RUNNING, not a WAITING or finished trial written by
+``add_trial`` (``RetryFailedTrialCallback``'s retries are WAITING: a heartbeat row left
+from their insertion would make them stale the moment they are taken).
 
 Private API used: ``sys._getframe`` over Optuna's ``Study.ask`` frame (its ``self``),
 ``Study._storage``, ``Study._study_id``, ``FrozenTrial._trial_id``,
@@ -116,33 +119,70 @@ def _ours(study: Study) -> bool:
     return bool(getattr(study.sampler, "commits_heartbeat_with_trial", False))
 
 
+def _beats_here(connection: Any, target: Any) -> bool:
+    """Whether the trial ``target`` written on ``connection`` gets its heartbeat row now."""
+    engine = connection.engine
+    candidates = [s for s in list(_studies) if s._study_id == target.study_id]
+    if not candidates:  # the first trial of this Study object: look for its ask
+        asking = _asking_study()
+        if asking is None or asking._study_id != target.study_id or not _ours(asking):
+            return False
+        candidates = [asking]
+    for study in candidates:
+        if not _in_optimize(study):
+            continue
+        storage = _heartbeat_rdb(study)
+        if storage is not None and storage.engine is engine:
+            return True
+    return False
+
+
 def _on_trial_insert(mapper: Any, connection: Any, target: Any) -> None:
     """``after_insert`` listener: the new trial's heartbeat row, in the same transaction."""
     if (
         target.state != TrialState.RUNNING
         or target.datetime_start is None
         or target.datetime_complete is not None
+        or not _beats_here(connection, target)
     ):
         return
-    engine = connection.engine
-    candidates = [s for s in list(_studies) if s._study_id == target.study_id]
-    if not candidates:  # the first trial of this Study object: look for its ask
-        asking = _asking_study()
-        if asking is None or asking._study_id != target.study_id or not _ours(asking):
-            return
-        candidates = [asking]
-    for study in candidates:
-        if not _in_optimize(study):
-            continue
-        storage = _heartbeat_rdb(study)
-        if storage is None or storage.engine is not engine:
-            continue
-        from optuna.storages._rdb import models
+    from optuna.storages._rdb import models
 
-        table = models.TrialHeartbeatModel.__table__
-        connection.execute(table.insert().values(trial_id=target.trial_id))
-        _local.trial_id = target.trial_id
+    table = models.TrialHeartbeatModel.__table__
+    connection.execute(table.insert().values(trial_id=target.trial_id))
+    _local.trial_id = target.trial_id
+
+
+def _on_trial_update(mapper: Any, connection: Any, target: Any) -> None:
+    """``after_update`` listener: a WAITING trial taken by ``ask`` (``RUNNING`` now) gets
+    its heartbeat row in the transaction that takes it."""
+    if target.state != TrialState.RUNNING:
         return
+    from sqlalchemy import inspect as sa_inspect
+
+    if TrialState.WAITING not in sa_inspect(target).attrs.state.history.deleted:
+        return
+    if not _beats_here(connection, target):
+        return
+    from optuna.storages._rdb import models
+    from sqlalchemy import func
+    from sqlalchemy import select
+
+    table = models.TrialHeartbeatModel.__table__
+    # The trial's row is locked (``FOR UPDATE``) by the transaction that takes it: no one
+    # else writes its heartbeat row meanwhile.
+    found = connection.execute(
+        select(table.c.trial_id).where(table.c.trial_id == target.trial_id)
+    ).first()
+    if found is None:
+        connection.execute(table.insert().values(trial_id=target.trial_id))
+    else:
+        connection.execute(
+            table.update()
+            .where(table.c.trial_id == target.trial_id)
+            .values(heartbeat=func.current_timestamp())
+        )
+    _local.trial_id = target.trial_id
 
 
 def _listen() -> None:
@@ -154,6 +194,7 @@ def _listen() -> None:
             from sqlalchemy import event
 
             event.listen(models.TrialModel, "after_insert", _on_trial_insert)
+            event.listen(models.TrialModel, "after_update", _on_trial_update)
             _listening = True
 
 

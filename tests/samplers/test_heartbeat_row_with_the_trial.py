@@ -6,7 +6,8 @@ beat left a trial nobody ever failed. The row is now inserted in the trial's own
 transaction (``optuna_psms._compat._heartbeat``), so the sampler's ``before_trial`` already
 finds it. Checked on SQLite, PostgreSQL and MariaDB:
 
-* every trial of ``optimize`` has its row on entry to ``before_trial``; should the
+* every trial of ``optimize``, new or taken from the queue of WAITING trials (as a
+  heartbeat retry is), has its row on entry to ``before_trial``; should the
   listener not find the asking study up the stack (``found=False``), the first trial of
   the study object relies on ``first_heartbeat`` (no row on entry, one after), the next
   ones have theirs (the study is registered by then);
@@ -85,6 +86,8 @@ def test_the_heartbeat_row_is_committed_with_the_trial_inside_optimize_only(
                 )
                 added.append(study.trials[-1]._trial_id)
 
+        # Taken from the queue (switched WAITING -> RUNNING, as a heartbeat retry is).
+        study.enqueue_trial({"x": 0.3})
         study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3, callbacks=[add_one])
         late = study.ask()
         trials = study.get_trials(deepcopy=False)
@@ -92,6 +95,7 @@ def test_the_heartbeat_row_is_committed_with_the_trial_inside_optimize_only(
             t for t in trials if t.number in on_entry and t.number not in (0, late.number)
         ]
         assert [on_entry[t.number] for t in optimized] == [found, True, True]
+        assert optimized[0].params == {"x": 0.3}  # the enqueued one
         rows = _rows(storage)
         assert {t._trial_id for t in optimized} <= rows
         assert asked._trial_id not in rows and late._trial_id not in rows
