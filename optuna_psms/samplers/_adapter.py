@@ -77,6 +77,7 @@ from optuna.trial import TrialState
 from optuna_psms import _compat
 from optuna_psms.samplers import _lifecycle
 from optuna_psms.samplers import _records
+from optuna_psms.samplers import _runs
 from optuna_psms.samplers import _space
 from optuna_psms.samplers import _study_info
 from optuna_psms.samplers._identity import Identity
@@ -149,6 +150,9 @@ class PopulationSampler(BaseSampler, abc.ABC):
     #: The identities this class can carry (one, or one per mode): its tag, title,
     #: description and labels (:class:`~optuna_psms.samplers._identity.Identity`).
     identities: ClassVar[tuple[Identity, ...]] = ()
+    #: Inside ``Study.optimize`` with a heartbeat RDB storage, a new trial's heartbeat row
+    #: is committed with the trial (``optuna_psms._compat._heartbeat``).
+    commits_heartbeat_with_trial: ClassVar[bool] = True
     #: The algorithm's settings: the frozen, validated dataclass of its core module
     #: (``PSOSettings``, ...), built by the subclass from its constructor arguments.
     _settings: Any = None
@@ -437,5 +441,6 @@ class PopulationSampler(BaseSampler, abc.ABC):
             _logger.exception("Could not store the sampler record of trial %d.", number)
         parsed = Parsed(number, None, {}, {}, fixed, rec)
         record = Record(number, member, generation, x, vectors, dict(info))
-        view.add_own(parsed, record, _compat.trial_id(trial))
+        retry = _runs.retry_root(number, trial.system_attrs) is not None
+        view.add_own(parsed, record, _compat.trial_id(trial), retry=retry)
         return Asked(seed, number, coords)

@@ -112,6 +112,9 @@ class Numbering:
         self._root[number] = root
         self.predecessor[number] = previous
         insort(self._retries, number)
+        i = bisect_left(self._anchors, number)
+        if i < len(self._anchors) and self._anchors[i] == number:
+            del self._anchors[i]  # stored before it was known as a retry: no anchor
         return previous
 
     def add_foreign(self, number: int) -> None:
@@ -123,14 +126,17 @@ class Numbering:
     def store(self, number: int, slot: int | None, anchor: bool = True) -> None:
         """The slot a record stores (``None``: a record written before slots were stored).
 
-        ``anchor``: the slot was computed when this very trial was asked (not a retry's copy
-        of another trial's record), so later slots may be counted from it.
+        ``anchor``: the slot was computed for this very trial's number, so later slots may
+        be counted from it. Never for a retry (registered with :meth:`add_retry`): its slot
+        is its dead trial's, whether its record was copied from the dead trial or written
+        when the retry was asked (its dead trial had none); counted from it, the trials
+        after a retry made ``k`` trials after its dead trial got slots ``k - 1`` too low.
         """
         if slot is None:
             self.legacy = True
         elif number not in self._stored:
             self._stored[number] = slot
-            if anchor:
+            if anchor and number not in self._root:
                 insort(self._anchors, number)
 
     def stored(self, number: int) -> int | None:

@@ -280,12 +280,16 @@ class StudyView:
         return Parsed(trial.number, self._loss(trial), params, distributions, fixed, rec)
 
     # ------------------------------------------------------------------ strategies
-    def add_own(self, parsed: Parsed, record: Record, trial_id: int) -> None:
-        """A trial this process has just asked (and written ``parsed.rec`` for)."""
+    def add_own(self, parsed: Parsed, record: Record, trial_id: int, retry: bool = False) -> None:
+        """A trial this process has just asked (and written ``parsed.rec`` for).
+
+        ``retry``: the trial is a heartbeat retry (its stored slot is its dead trial's, so
+        later slots are not counted from it, see :meth:`_runs.Numbering.store`).
+        """
         self.parsed[parsed.number] = parsed
         self.pending[parsed.number] = trial_id
         if parsed.rec is not None:
-            self.numbering.store(parsed.number, parsed.rec.get("sl"))
+            self.numbering.store(parsed.number, parsed.rec.get("sl"), anchor=not retry)
         self._register_runs([parsed])
         self.tell(parsed, record)
 
