@@ -523,7 +523,7 @@ def test_population_legend_of_many_models_stays_right_of_the_plot() -> None:
     margin = figure.layout.margin
     plot_height = figure.layout.height - margin.t - margin.b
     entries = sum(t.showlegend is not False for t in figure.data) + 1
-    assert entries == 13
+    assert entries == 14
     assert entries * 19 + bar.thickness + 40 <= plot_height
 
 
