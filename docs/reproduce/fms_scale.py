@@ -88,9 +88,9 @@ def run_one(method: str, name: str, budget: float) -> dict[str, Any]:
 
         model = HistGradientBoostingClassifier().fit(X_tr, y_tr)
     elif method == "flaml":
-        from flaml import AutoML  # type: ignore[attr-defined]
+        from flaml import AutoML  # type: ignore[attr-defined,unused-ignore]
 
-        model = AutoML()  # type: ignore[no-untyped-call]
+        model = AutoML()  # type: ignore[no-untyped-call,unused-ignore]
         model.fit(X_tr, y_tr, task="classification", time_budget=budget, seed=0, verbose=0)
         extra = {"model": str(model.best_estimator)}
     else:
