@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
+import functools
 import importlib
 from typing import Any
 from typing import TYPE_CHECKING
@@ -93,8 +94,10 @@ def make_sampler(name: str, seed: int | None = None, **kwargs: Any) -> optuna.sa
     return SAMPLERS[key](seed, **kwargs)
 
 
+@functools.cache
 def identities() -> dict[str, tuple[str, Identity]]:
-    """Every algorithm of this package by tag: ``(class name, identity)``."""
+    """Every algorithm of this package by tag: ``(class name, identity)`` (read once: the
+    classes and their identities do not change in a process)."""
     out: dict[str, tuple[str, Identity]] = {}
     for entry in OURS.values():
         cls = entry.load()
