@@ -71,26 +71,12 @@ class FullModelRegressor(RegressorMixin, FullModelSearch):  # type: ignore[misc]
             (default: scikit-learn's default ``hist_gradient_boosting``, ridge with alpha 1 on
             standardised columns and a default ``random_forest``, without feature
             selection), a list of parameter dicts, or ``None``.
-        time_budget: Wall-time budget of the whole :meth:`fit` in seconds (``None``: none):
-            the search stops inside it, leaving the larger of 20 % of it and 1.5 times the
-            best trial's estimated refit for what follows; a trial still running then is
-            stopped (it fails with ``fms:timeout``); the vote keeps the members whose refits
-            fit in what is left and the final check runs only when it fits too. A logged
-            warning says "stopped by the time budget after N trials" when the budget, not
-            ``n_trials``, ended the search; ``time_budget_`` records it (``{"time_budget",
-            "search_seconds", "trials", "stopped_by", "total_seconds"}``, also the study user
-            attr ``fms:time_budget``). With it, ``n_trials`` may be ``None``. See
-            :mod:`optuna_psms.fms._budget`.
-        trial_memory: Memory ceiling of one trial in MiB (``None``: none; Linux only). Its
-            folds then run in a worker process (as with ``trial_timeout``) whose address
-            space may grow by that much; a trial past it fails with ``fms:error`` starting
-            ``"exceeded trial_memory"`` and the search goes on. The refits after the search
-            have no ceiling. See :mod:`optuna_psms.fms._memory`.
-        rows_fidelity: Rows as a fidelity (``None``: off, the default): a share in
-            ``(0, 1)``; from 10,000 rows on, each trial is first fitted on that share of its
-            first fold's training rows, and stopped there (``PRUNED``) when the pruner says
-            so; without a ``pruner``, a median rule after 5 trials. See
-            :mod:`optuna_psms.fms._fidelity`.
+        time_budget: Wall-time budget of the whole :meth:`fit` in seconds, as
+            :class:`~optuna_psms.fms.FullModelSelector`'s (a regression has no vote or final
+            check: what is left after the search goes to the refit).
+        trial_memory: Memory ceiling of one trial in MiB, as
+            :class:`~optuna_psms.fms.FullModelSelector`'s.
+        rows_fidelity: Rows as a fidelity, as :class:`~optuna_psms.fms.FullModelSelector`'s.
 
     Attributes:
         best_pipeline_: The refitted scikit-learn pipeline (encoder first); it predicts the

@@ -81,6 +81,9 @@ def test_the_readme_and_files_follow_the_registry_format(name: str) -> None:
     for section in ("## Abstract", "## APIs", "## Installation", "## Example"):
         assert f"\n{section}\n" in text, section
     assert f'optunahub.load_module(package="samplers/{name}")' in text
+    # The README's example is example.py's code (what runs in CI is what the page shows).
+    code = (folder / "example.py").read_text().split("from __future__ import annotations\n\n")[1]
+    assert f"## Example\n\n```python\n{code}```\n" in text
 
 
 @pytest.mark.parametrize("name", list(PACKAGES))

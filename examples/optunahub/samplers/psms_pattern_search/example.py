@@ -1,4 +1,4 @@
-"""PatternSearchSampler from OptunaHub, on a mixed search space."""
+"""PatternSearchSampler from OptunaHub: compass steps on the Rosenbrock valley."""
 
 from __future__ import annotations
 
@@ -6,14 +6,15 @@ import optuna
 import optunahub
 
 
-def objective(trial: optuna.Trial) -> float:
-    x = trial.suggest_float("x", -5.0, 5.0)
-    n = trial.suggest_int("n", 1, 10)
-    kind = trial.suggest_categorical("kind", ["square", "abs"])
-    return (x - 1.0) ** 2 + (n - 3) ** 2 if kind == "square" else abs(x - 1.0) + abs(n - 3)
+def rosenbrock(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", -2.0, 2.0)
+    y = trial.suggest_float("y", -1.0, 3.0)
+    return (1.0 - x) ** 2 + 100.0 * (y - x * x) ** 2
 
 
 module = optunahub.load_module(package="samplers/psms_pattern_search")
-study = optuna.create_study(sampler=module.PatternSearchSampler(seed=0))
-study.optimize(objective, n_trials=20)
-print(study.best_trial.number, study.best_value, study.best_params)
+sampler = module.PatternSearchSampler(initial_step=0.25, budget=20, seed=0)
+study = optuna.create_study(sampler=sampler)
+study.optimize(rosenbrock, n_trials=20)
+best = study.best_trial
+print(f"trial {best.number}: {best.value:.4g} at {best.params} (the minimum: 0 at x=y=1)")

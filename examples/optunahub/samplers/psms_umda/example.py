@@ -1,4 +1,4 @@
-"""UMDASampler from OptunaHub, on a mixed search space."""
+"""UMDASampler from OptunaHub: a Gaussian EDA with a constraint (Deb's feasibility rules)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,21 @@ import optuna
 import optunahub
 
 
-def objective(trial: optuna.Trial) -> float:
-    x = trial.suggest_float("x", -5.0, 5.0)
-    n = trial.suggest_int("n", 1, 10)
-    kind = trial.suggest_categorical("kind", ["square", "abs"])
-    return (x - 1.0) ** 2 + (n - 3) ** 2 if kind == "square" else abs(x - 1.0) + abs(n - 3)
+def cost(trial: optuna.Trial) -> float:
+    width = trial.suggest_float("width", 0.1, 10.0)
+    height = trial.suggest_float("height", 0.1, 10.0)
+    trial.set_user_attr("constraint", [20.0 - width * height])  # feasible: area >= 20
+    return 2.0 * (width + height)
+
+
+def constraints(trial: optuna.trial.FrozenTrial) -> list[float]:
+    return list(trial.user_attrs["constraint"])
 
 
 module = optunahub.load_module(package="samplers/psms_umda")
-study = optuna.create_study(sampler=module.UMDASampler(seed=0))
-study.optimize(objective, n_trials=20)
-print(study.best_trial.number, study.best_value, study.best_params)
+sampler = module.UMDASampler(population_size=5, seed=0, constraints_func=constraints)
+study = optuna.create_study(sampler=sampler)
+study.optimize(cost, n_trials=20)
+feasible = [t for t in study.trials if t.user_attrs["constraint"][0] <= 0.0]
+best = min(t.value for t in feasible)
+print(f"{len(feasible)} of 20 feasible; best perimeter {best:.3f} (optimum 17.889)")
