@@ -181,7 +181,10 @@ class Selection:
         held_out: ``(name, loss)`` of the model fitted on the search rows, on the held-out
             rows it never saw (an honest estimate); ``None`` with ``test_size=0``.
         seed: The seed used.
-        search_model: The model fitted on the search rows (scored on the held-out rows).
+        search_model: The model fitted on the search rows (the search's own, or the chosen
+            pipeline refitted there when other workers' trials changed the choice; scored
+            on the held-out rows); ``None`` when Ctrl-C stopped the search without a
+            hold-out.
         study_name: The study's name.
         chosen: The chosen trial.
         interrupted: Whether Ctrl-C stopped the search (the model is that of the trials
@@ -428,7 +431,49 @@ def run_selection(
         SelectInterrupted: Ctrl-C after the search.
     """
     report = report if report is not None else SelectReport()
-    s = settings
+    run, model, choice = _prepare(X, y, settings, report, label, target, final_check_given)
+    X_search, y_search, _, _ = run.parts
+    with report.searching():
+        interrupted = steps.search(model, X_search, y_search)
+    # Ctrl-C during the choice, the refits or the save (a second one after a first that
+    # stopped the search) saves nothing: SelectInterrupted says which stage it cut.
+    with _stage(run.study_name, "save", interrupted):
+        selection = _choose(run, None if interrupted else model, interrupted, choice)
+        if selection is None or selection.running:
+            return selection
+        _score_and_refit(run, selection)
+    if settings.publish_every is not None:
+        with _stage(run.study_name, "figures", interrupted):
+            report.figures(steps.publish(selection.study))
+    return selection
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What the steps after the search share."""
+
+    settings: SelectSettings
+    study_settings: StudySettings
+    storage: Any
+    study_name: str
+    X: Any
+    y: Any
+    parts: tuple[Any, ...]
+    vote: dict[str, Any]
+    report: SelectReport
+
+
+def _prepare(
+    X: Any,
+    y: Any,
+    s: SelectSettings,
+    report: SelectReport,
+    label: str,
+    target: str | None,
+    final_check_given: bool,
+) -> tuple[_Run, Any, dict[str, Any]]:
+    """The checks, the study created or joined, the estimator of the search and the first
+    line: ``(the run, the estimator, the choice's options)``."""
     steps.check_target_complete(y, label)
     study_settings = steps.study_settings(s, X, y, report.warning)
     hint = steps.auto_task_warning(s.task, y, study_settings.task, target)
@@ -437,7 +482,7 @@ def run_selection(
     classification = study_settings.task == "classification"
     # The final choice is not a setting of the study (workers may differ); kept aside.
     choice: dict[str, Any] = {"reselect_top": s.reselect_top, "reselect_cv": s.reselect_cv}
-    # The vote of the best few (FullModelSelector only); the refits below use it too.
+    # The vote of the best few (FullModelSelector only); the refits use it too.
     vote: dict[str, Any] = {"ensemble_top": s.ensemble_top} if classification else {}
     if classification:
         vote["final_check"] = s.final_check
@@ -448,7 +493,6 @@ def run_selection(
     storage, study_name, study_settings, parts = steps.open_study(
         s.storage, s.study_name, label, study_settings, X, y, classes
     )
-    seed = study_settings.study_seed
     model = _search_model(s, study_settings, storage, study_name, choice)
     # Once the data are accepted: above a refusal (a single class, ...) it was only noise.
     from optuna_psms.fms.datasets import identifier_warnings
@@ -456,7 +500,7 @@ def run_selection(
 
     for line in identifier_warnings(X) + text_number_warnings(X):
         report.warning(line)
-    X_search, y_search, _, y_held = parts
+    _, y_search, _, y_held = parts
     report.started(
         SelectStart(
             settings=study_settings,
@@ -467,88 +511,96 @@ def run_selection(
             continued=_join.continued_note(steps.trial_states(storage, study_name)),
         )
     )
-    with report.searching():
-        interrupted = steps.search(model, X_search, y_search)
-    # Ctrl-C during the choice, the refits or the save (a second one after a first that
-    # stopped the search) saves nothing: SelectInterrupted says which stage it cut.
-    with _stage(study_name, "save", interrupted):
-        try:
-            read = steps.read_back(storage, study_name)
-        except Exception as exc:  # the interrupt cut a storage call short
-            if not interrupted:
-                raise
-            report.interrupted(SearchStopped(study_name, None, exc))
+    run = _Run(s, study_settings, storage, study_name, X, y, parts, vote, report)
+    return run, model, choice
+
+
+def _choose(run: _Run, model: Any, interrupted: bool, choice: dict[str, Any]) -> Selection | None:
+    """The study read back and the chosen trial, in a selection without a model yet
+    (``model``: the search's, ``None`` after a Ctrl-C); ``None`` when Ctrl-C left nothing
+    to choose. With ``leave_to_last_worker`` and other workers' trials running, the
+    selection's ``running`` counts them and nothing more is to be done."""
+    report, name = run.report, run.study_name
+    try:
+        read = steps.read_back(run.storage, name)
+    except Exception as exc:  # the interrupt cut a storage call short
+        if not interrupted:
+            raise
+        report.interrupted(SearchStopped(name, None, exc))
+        return None
+    if interrupted:
+        report.interrupted(SearchStopped(name, read.n_complete))
+        if read.n_complete == 0:
             return None
-        if interrupted:
-            report.interrupted(SearchStopped(study_name, read.n_complete))
-            if read.n_complete == 0:
-                return None
-            model = None  # the search's own refit did not happen
-        study = read.study
-        best, reselected = steps.choose(study_settings, study, parts, **choice)
-        done = f"{read.n_complete} complete, {read.failed} in the study"
-        report.chosen(SelectChoice(best, study, study_settings, done, reselected))
-        assert best.value is not None
-        selection = Selection(
-            model=None,
-            study=study,
-            task=study_settings.task,
-            metric=study_settings.metric,
-            cv_loss=float(best.value),
-            held_out=None,
-            seed=seed,
-            study_name=study_name,
-            chosen=best,
-            interrupted=interrupted,
-        )
-        if s.leave_to_last_worker and read.n_running > 0 and not interrupted:
-            report.deferred(read.n_running)
-            selection.running = read.n_running
-            return selection
-        searched = _join.search_copy(storage, study_name)
-        if y_held is not None:
-            if not steps.is_the_saved_model(model, searched, best, vote):
-                # Interrupted, or other workers' trials finished since this fit ended: a
-                # better pipeline, or others in the vote.
-                report.refitting(best, f"the {len(y_search)} search rows")
-                model = steps.refit(study_settings, searched, best, X_search, y_search, **vote)
-            else:
-                # The save's refit reuses this check (the study may hold another worker's,
-                # of another vote, which it would check again on all the rows).
-                steps.keep_check(model, searched)
-            report.final_check(model)
-            from optuna_psms.fms.holdout import held_out_score
-
-            score = held_out_score(study_settings, model, study, best, parts)
-            for line in score.warnings:
-                report.warning(line)
-            report.held_out(score)
-            selection.held_out = (score.name, score.loss)
-            selection.search_model = model
-        else:
-            report.held_out(None)
-        from optuna_psms.fms.holdout import small_data_warning
-
-        # Below the scores it qualifies: "held-out ber 0.0000" on 2 rows read as a result.
-        caution = small_data_warning(study_settings, y_search, y_held)
-        if caution is not None:
-            report.warning(caution)
-        report.refitting(best, f"all {len(y)} rows")
-        final = steps.refit(study_settings, searched, best, X, y, **vote)
-        if y_held is None:
-            report.final_check(final)
-        selection.model = final
-        saved_to = report.refitted(final, len(y), best)
-        if saved_to is not None:
-            steps.note_saved(study, final, saved_to, len(y))
-        voters = len(getattr(final, "ensemble_trials_", None) or [])
-        warning = steps.whole_study_vote(searched, voters, s.ensemble_top)
-        if warning is not None:
-            report.warning(warning)  # below the lines it qualifies
-    if s.publish_every is not None:
-        with _stage(study_name, "figures", interrupted):
-            report.figures(steps.publish(study))
+    best, reselected = steps.choose(run.study_settings, read.study, run.parts, **choice)
+    done = f"{read.n_complete} complete, {read.failed} in the study"
+    report.chosen(SelectChoice(best, read.study, run.study_settings, done, reselected))
+    assert best.value is not None
+    selection = Selection(
+        model=None,
+        study=read.study,
+        task=run.study_settings.task,
+        metric=run.study_settings.metric,
+        cv_loss=float(best.value),
+        held_out=None,
+        seed=run.study_settings.study_seed,
+        search_model=model,
+        study_name=name,
+        chosen=best,
+        interrupted=interrupted,
+    )
+    if run.settings.leave_to_last_worker and read.n_running > 0 and not interrupted:
+        report.deferred(read.n_running)
+        selection.running = read.n_running
     return selection
+
+
+def _score_and_refit(run: _Run, selection: Selection) -> None:
+    """Score the chosen model on the held-out rows and refit it on all rows (into
+    ``selection``), the model file noted in the study when the report saved one."""
+    from optuna_psms.fms.holdout import held_out_score
+    from optuna_psms.fms.holdout import small_data_warning
+
+    report, settings, vote = run.report, run.study_settings, run.vote
+    study, best, model = selection.study, selection.chosen, selection.search_model
+    assert best is not None
+    X_search, y_search, _, y_held = run.parts
+    searched = _join.search_copy(run.storage, run.study_name)
+    if y_held is not None:
+        if not steps.is_the_saved_model(model, searched, best, vote):
+            # Interrupted, or other workers' trials finished since this fit ended: a better
+            # pipeline, or others in the vote.
+            report.refitting(best, f"the {len(y_search)} search rows")
+            model = steps.refit(settings, searched, best, X_search, y_search, **vote)
+        else:
+            # The save's refit reuses this check (the study may hold another worker's, of
+            # another vote, which it would check again on all the rows).
+            steps.keep_check(model, searched)
+        report.final_check(model)
+        score = held_out_score(settings, model, study, best, run.parts)
+        for line in score.warnings:
+            report.warning(line)
+        report.held_out(score)
+        selection.held_out = (score.name, score.loss)
+        selection.search_model = model
+    else:
+        report.held_out(None)
+    # Below the scores it qualifies: "held-out ber 0.0000" on 2 rows read as a result.
+    caution = small_data_warning(settings, y_search, y_held)
+    if caution is not None:
+        report.warning(caution)
+    report.refitting(best, f"all {len(run.y)} rows")
+    final = steps.refit(settings, searched, best, run.X, run.y, **vote)
+    if y_held is None:
+        report.final_check(final)
+    selection.model = final
+    saved_to = report.refitted(final, len(run.y), best)
+    if saved_to is not None:
+        steps.note_saved(study, final, saved_to, len(run.y))
+    voters = len(getattr(final, "ensemble_trials_", None) or [])
+    warning = steps.whole_study_vote(searched, voters, run.settings.ensemble_top)
+    if warning is not None:
+        report.warning(warning)  # below the lines it qualifies
 
 
 def _search_model(

@@ -46,6 +46,8 @@ def test_no_hold_out_gives_no_held_out_estimate() -> None:
     X, y = _cancer(120)
     selection = select_model(X, y, SelectSettings(**{**QUICK, "test_size": 0}))
     assert selection.held_out is None
+    # The search's own model, fitted on the search rows (all of them here).
+    assert selection.search_model is not None and selection.search_model.study_ is not None
 
 
 def test_a_continuous_target_is_a_regression() -> None:
