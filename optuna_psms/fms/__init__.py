@@ -11,8 +11,8 @@
   :func:`target_task` guesses the task from the target.
 * :func:`select_model` - the whole workflow of ``optuna-psms select`` in one call: a
   held-out split, the search, an honest held-out score, the refit on all rows
-  (:class:`SelectSettings`, :class:`Selection`); :mod:`optuna_psms.fms.datasets` loads the
-  bundled datasets and CSV files.
+  (:class:`SelectSettings`, :class:`Selection`, :class:`SelectReport` hears its steps);
+  :mod:`optuna_psms.fms.datasets` loads the bundled datasets and CSV files.
 * :func:`export_python` and :func:`trials_table` - a fitted search as a standalone script
   and as a table of trials.
 """
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from optuna_psms.fms.regressor import FullModelRegressor
     from optuna_psms.fms.select import select_model
     from optuna_psms.fms.select import Selection
+    from optuna_psms.fms.select import SelectReport
     from optuna_psms.fms.select import SelectSettings
     from optuna_psms.fms.selector import FullModelSelector
     from optuna_psms.fms.selector import make_sampler
@@ -88,6 +89,7 @@ _LAZY = {
     "FullModelRegressor": "optuna_psms.fms.regressor",
     "select_model": "optuna_psms.fms.select",
     "Selection": "optuna_psms.fms.select",
+    "SelectReport": "optuna_psms.fms.select",
     "SelectSettings": "optuna_psms.fms.select",
     "FullModelSelector": "optuna_psms.fms.selector",
     "make_sampler": "optuna_psms.fms.selector",
@@ -104,6 +106,7 @@ __all__ = [
     "best_distinct_trials",
     "SelectSettings",
     "Selection",
+    "SelectReport",
     "select_model",
     "BiasClassifier",
     "Component",

@@ -198,20 +198,6 @@ def search_copy(storage: Any, name: str) -> Any:
     return optuna.load_study(study_name=name, storage=memory)
 
 
-def publish_figures(study: Any, url: str) -> None:
-    """Save the study's figures for optuna-dashboard (the population and model-choice
-    figures) and print how to open it; ``url`` is the storage as given on the command line."""
-    from optuna_psms.storages import dashboard_argument
-
-    try:
-        from optuna_psms.visualization import publish
-
-        publish(study)
-    except ImportError as exc:
-        print(f"  dashboard figures skipped: {exc}")
-    print(f"  dashboard: optuna-dashboard {dashboard_argument(url)}")
-
-
 def continued_note(states: list[Any]) -> str:
     """What the first line says of a study that has trials already (``states``, theirs):
     ``continued`` (a resumed study), or ``joined`` when some are running or waiting

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 import warnings
 
@@ -139,12 +140,44 @@ def holdout_loss(metric: str, model: Any, X: Any, y: Any) -> tuple[str, float]:
     return loss_label(metric), -float(get_scorer(metric)(model, X, y))
 
 
+@dataclass(frozen=True)
+class HeldOut:
+    """The held-out score of the chosen model (:func:`held_out_score`).
+
+    Attributes:
+        name: The loss's name (``pi_svm``: ``ber``, its error part).
+        loss: The loss on the held-out rows.
+        rows: How many held-out rows.
+        line: The line that says it (the loss as shown: an accuracy higher is better).
+        warnings: One ``warning:`` line per value of the held-out rows the model read
+            other than as written.
+    """
+
+    name: str
+    loss: float
+    rows: int
+    line: str
+    warnings: tuple[str, ...] = ()
+
+
 def report_held_out(
     settings: StudySettings, model: Any, study: Any, best: Any, parts: tuple[Any, ...]
 ) -> None:
-    """Print the held-out loss of ``model`` (the chosen pipeline, or the vote, fitted on the
-    search rows), after one ``warning:`` line per value of the held-out rows it reads other
-    than as written, and keep it in ``study`` (user attr ``fms:held_out`` and the note).
+    """Print the held-out loss of ``model`` (:func:`held_out_score`), after one ``warning:``
+    line per value of the held-out rows it reads other than as written, and keep it in
+    ``study``."""
+    held = held_out_score(settings, model, study, best, parts)
+    for line in held.warnings:
+        say(line)
+    print(held.line)
+
+
+def held_out_score(
+    settings: StudySettings, model: Any, study: Any, best: Any, parts: tuple[Any, ...]
+) -> HeldOut:
+    """The held-out loss of ``model`` (the chosen pipeline, or the vote, fitted on the
+    search rows), its line and the ``warning:`` lines of values of the held-out rows it
+    reads other than as written; kept in ``study`` (user attr ``fms:held_out`` and the note).
 
     Args:
         settings: The search's settings (task, metric, cv).
@@ -170,10 +203,11 @@ def report_held_out(
     # about as a row identifier or as numbers or dates written as text (select's first
     # lines): its held-out values are all (or often) unseen, which repeated that warning.
     said = tuple(f"column {name!r}: " for name in _identifier_names(X_search, X_held))
+    lines = []
     for message in dict.fromkeys(str(w.message).strip() for w in caught):
         first = (message.splitlines() or [""])[0]
         if not (said and first.startswith(said)):
-            say(f"warning: in the held-out rows, {first}")
+            lines.append(f"warning: in the held-out rows, {first}")
     baseline = ""
     if settings.task == "regression":
         from sklearn.dummy import DummyRegressor
@@ -189,7 +223,7 @@ def report_held_out(
     svc = getattr(model, "final_choice_", "vote") == "svc"
     if svc:
         voted = "; the grid-tuned SVC the final check chose"
-    print(
+    line = (
         f"held-out {label} ({len(y_held)} rows the search never saw{voted}"
         f"{'; higher is better' if sign < 0 else ''}): "
         f"{sign * loss:.4f}{baseline}"
@@ -229,6 +263,7 @@ def report_held_out(
         f"{loss_label(settings.metric)} on the search "
         f"rows ({best.value:.4f}), the best of the trials: optimistic.",
     )
+    return HeldOut(name, float(loss), len(y_held), line, tuple(lines))
 
 
 def _identifier_names(X_search: Any, X_held: Any) -> list[Any]:

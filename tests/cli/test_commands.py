@@ -730,8 +730,8 @@ def load_csv_frame(path: Any) -> tuple[pd.DataFrame, np.ndarray[Any, Any]]:
 
 
 def _refit_on(model: Any, X: Any, y: Any) -> Any:
-    from optuna_psms.cli._select_run import _refit
     from optuna_psms.fms._join import StudySettings
+    from optuna_psms.fms._select_steps import refit
 
     settings = StudySettings(
         task="classification",
@@ -742,7 +742,7 @@ def _refit_on(model: Any, X: Any, y: Any) -> Any:
         subsample=1.0,
         seed=3,
     )
-    return _refit(settings, model.study_, model.best_trial_, X, y, final_check=None)
+    return refit(settings, model.study_, model.best_trial_, X, y, final_check=None)
 
 
 def test_predict_mistakes_are_one_line(tmp_path: Any, capsys: Any) -> None:
@@ -1242,16 +1242,16 @@ def test_ctrl_c_during_the_refit_says_no_model_was_saved(
     # A second Ctrl-C during the refit after a first one stopped the search saved nothing,
     # and the last line said only "optuna-psms: interrupted" (a new user's trial, 26 Nov
     # 2026). Both Ctrl-Cs are simulated: trial 2's CV and the refit raise KeyboardInterrupt.
-    from optuna_psms.cli import _select_run as select
+    from optuna_psms.fms import _select_steps as steps
     from optuna_psms.fms import objective as objective_module
     from optuna_psms.fms._folds import run_folds as real
 
     def refit(*args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
 
-    real_refit = select._refit
+    real_refit = steps.refit
     raise_in_trials({1: KeyboardInterrupt()})
-    monkeypatch.setattr(select, "_refit", refit)
+    monkeypatch.setattr(steps, "refit", refit)
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/s.db"
     out_file = tmp_path / "m.joblib"
@@ -1268,11 +1268,11 @@ def test_ctrl_c_during_the_refit_says_no_model_was_saved(
     )
     # A search that ends by itself and is cut in the final refit keeps the file it replaces.
     monkeypatch.setattr(objective_module, "run_folds", real)
-    monkeypatch.setattr(select, "_refit", real_refit)
+    monkeypatch.setattr(steps, "refit", real_refit)
     argv = [*_select_argv(tmp_path, "--n-trials", "1", "--storage", db), "--study-name", name]
     assert _run([*argv, "--output", str(out_file)], capsys)[0] == 0
     saved = out_file.read_bytes()
-    monkeypatch.setattr(select, "_refit", refit)
+    monkeypatch.setattr(steps, "refit", refit)
     code, out, err = _run([*argv, "--output", str(out_file)], capsys)
     assert code == 130 and out_file.read_bytes() == saved
     assert err.strip().splitlines()[-1] == (
@@ -1497,10 +1497,9 @@ def test_two_runs_in_one_second_get_two_studies(
     # Without --study-name the name is made from the data's name and the time to the second;
     # a second run in the same second (other --drop, other data) must not try to join the
     # first one's study. The name is fixed here so both runs make the same one.
-    from optuna_psms.cli import _select_run as select
     from optuna_psms.cli import _study
 
-    monkeypatch.setattr(select, "new_study_name", lambda label: f"fms-{label}-20261126-062024")
+    monkeypatch.setattr(_study, "new_study_name", lambda label: f"fms-{label}-20261126-062024")
     _write_csv(tmp_path / "data.csv")
     db = f"sqlite:///{tmp_path}/same.db"
     argv = _select_argv(tmp_path, "--n-trials", "1", "--storage", db)

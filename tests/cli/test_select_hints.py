@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 import numpy as np
@@ -10,7 +9,7 @@ import pandas as pd
 import pytest
 
 from optuna_psms.cli import main
-from optuna_psms.cli._select_model import auto_task_warning
+from optuna_psms.fms._select_steps import auto_task_warning
 
 
 def _run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
@@ -59,14 +58,13 @@ def test_auto_task_warns_when_a_regression_looks_wrong(
 ) -> None:
     # `--target sex` on the diabetes data (2 values, +-0.05) and `--target id` on wine ran
     # as regressions and nothing said so (usertrial3, 26 Nov 2026).
-    args = argparse.Namespace(task=task, target=target)
     y = _targets()[target]
-    warning = auto_task_warning(args, y, "regression")
+    warning = auto_task_warning(task, y, "regression", target)
     if expected is None:
         assert warning is None
     else:
         assert warning is not None and warning.startswith(expected)
-    assert auto_task_warning(args, y, "classification") is None
+    assert auto_task_warning(task, y, "classification", target) is None
 
 
 def test_select_prints_the_task_warning_before_the_search(tmp_path: Any, capsys: Any) -> None:
@@ -99,7 +97,7 @@ def _study(values: list[float]) -> Any:
 def test_whole_study_vote_is_said_only_when_the_vote_takes_every_pipeline() -> None:
     # 10 trials and --ensemble-top 10: "the vote of the 10 best" was every trial, the bad
     # ones too, and nothing said so (usertrial3, 26 Nov 2026).
-    from optuna_psms.cli._select_report import whole_study_vote
+    from optuna_psms.fms._select_steps import whole_study_vote
 
     warning = whole_study_vote(_study([0.1, 0.2, 0.5, 0.3, 0.4]), 5, 10)
     assert warning == (

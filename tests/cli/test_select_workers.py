@@ -16,8 +16,8 @@ import optuna
 import pandas as pd
 import pytest
 
-from optuna_psms.cli import _select_run as select_module
 from optuna_psms.cli import main
+from optuna_psms.fms import _select_steps as steps
 
 
 def _write_csv(path: Any, n: int = 80) -> None:
@@ -65,7 +65,7 @@ def _other_worker_after_the_search(monkeypatch: pytest.MonkeyPatch, n_trials: in
     """After this worker's search, ``n_trials`` trials of another worker complete in the
     study: distinct pipelines (another ``C``) worse than this worker's best, so the chosen
     trial stays the same while the vote of the best 10 grows."""
-    real = select_module._search
+    real = steps.search
 
     def search(model: Any, X: Any, y: Any) -> bool:
         interrupted = real(model, X, y)
@@ -85,7 +85,7 @@ def _other_worker_after_the_search(monkeypatch: pytest.MonkeyPatch, n_trials: in
             )
         return interrupted
 
-    monkeypatch.setattr(select_module, "_search", search)
+    monkeypatch.setattr(steps, "search", search)
 
 
 @pytest.mark.parametrize("check", ["svc", "none"])
@@ -132,7 +132,7 @@ def test_saved_choice_is_the_printed_check_when_another_worker_stored_its_own(
     # Another worker whose search ended earlier stores its check (of its own vote) after
     # this worker's: the save must keep the check printed, not check again on all the rows.
     _write_csv(tmp_path / "data.csv")
-    real = select_module._search
+    real = steps.search
 
     def search(model: Any, X: Any, y: Any) -> bool:
         interrupted = real(model, X, y)
@@ -141,7 +141,7 @@ def test_saved_choice_is_the_printed_check_when_another_worker_stored_its_own(
         study.set_user_attr("fms:final_check", other)
         return interrupted
 
-    monkeypatch.setattr(select_module, "_search", search)
+    monkeypatch.setattr(steps, "search", search)
     path = tmp_path / "m.joblib"
     code = main([*_argv(tmp_path, 3), "--output", str(path)])
     out, err = capsys.readouterr()
@@ -162,10 +162,10 @@ def test_ctrl_c_in_the_dashboard_figures_says_the_model_was_saved(
     # "optuna-psms: interrupted" (usertrial6, item 7): the user was not told of the model.
     _write_csv(tmp_path / "data.csv")
 
-    def publish_figures(study: Any, url: str) -> None:
+    def publish(study: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(select_module, "publish_figures", publish_figures)
+    monkeypatch.setattr(steps, "publish", publish)
     path = tmp_path / "m.joblib"
     code = main([*_argv(tmp_path, 2, "--final-check", "none"), "--output", str(path)])
     out, err = capsys.readouterr()

@@ -14,8 +14,11 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.datasets import load_diabetes
 
+from optuna_psms._messages import InputError
 from optuna_psms.fms import select_model
 from optuna_psms.fms import SelectSettings
+from optuna_psms.fms.select import SelectReport
+from optuna_psms.fms.select import SelectStart
 
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -43,6 +46,8 @@ def test_no_hold_out_gives_no_held_out_estimate() -> None:
     X, y = _cancer(120)
     selection = select_model(X, y, SelectSettings(**{**QUICK, "test_size": 0}))
     assert selection.held_out is None
+    # The search's own model, fitted on the search rows (all of them here).
+    assert selection.search_model is not None and selection.search_model.study_ is not None
 
 
 def test_a_continuous_target_is_a_regression() -> None:
@@ -84,20 +89,120 @@ def test_bad_settings_are_one_line_errors_naming_the_setting(
     assert "\n" not in str(info.value)
 
 
-@pytest.mark.slow  # a CLI run and a library run of the same search (about 15 s)
-def test_the_library_gives_the_held_out_figure_the_command_prints(
+class _Recorder(SelectReport):
+    """Records the events of the workflow, by name."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.start: SelectStart | None = None
+
+    def started(self, start: SelectStart) -> None:
+        self.events.append("started")
+        self.start = start
+
+    def chosen(self, choice: Any) -> None:
+        self.events.append("chosen")
+
+    def deferred(self, running: int) -> None:
+        self.events.append(f"deferred {running}")
+
+    def refitting(self, trial: Any, rows: str) -> None:
+        self.events.append(f"refitting on {rows}")
+
+    def final_check(self, model: Any) -> None:
+        self.events.append("final_check")
+
+    def held_out(self, score: Any) -> None:
+        self.events.append("held_out" if score is not None else "no held_out")
+
+    def refitted(self, model: Any, rows: int, trial: Any) -> str:
+        self.events.append(f"refitted on {rows}")
+        return "saved.joblib"
+
+
+def test_the_report_hears_the_steps_in_order() -> None:
+    X, y = _cancer()
+    report = _Recorder()
+    selection = select_model(X, y, SelectSettings(**QUICK), report=report)
+    assert report.events == [
+        "started",
+        "chosen",
+        "final_check",
+        "held_out",
+        "refitting on all 200 rows",
+        "refitted on 200",
+    ]
+    assert report.start is not None
+    assert report.start.line("cancer") == (
+        f"Full model selection (classification) on cancer: 150 search rows, 50 held out; "
+        f"sampler pso, 2-fold CV ber, seed 0; study '{selection.study_name}' in memory"
+    )
+    # The file the report saved to is noted in the study, as the command's saved model is.
+    assert selection.study.user_attrs["fms:saved_model"]["file"] == "saved.joblib"
+    assert selection.chosen is not None and selection.cv_loss == selection.chosen.value
+
+
+@pytest.mark.slow  # three searches on SQLite (about 10 s)
+def test_a_second_call_joins_the_study_as_a_second_worker(tmp_path: pathlib.Path) -> None:
+    # The protocol of `optuna-psms select`'s workers: the same storage and study name join
+    # one study, whose stored settings (the seed among them) every worker shares.
+    X, y = _cancer(120)
+    url = f"sqlite:///{tmp_path / 'fms.db'}"
+    quick = {**QUICK, "seed": None, "storage": url, "study_name": "s", "n_trials": 2}
+    first = select_model(X, y, SelectSettings(**quick))
+    second = select_model(X, y, SelectSettings(**quick))
+    assert second.seed == first.seed  # the study's seed, not a fresh one
+    assert second.study_name == first.study_name == "s"
+    assert len(second.study.trials) == 4 and second.held_out is not None
+    # A worker of other settings is refused, naming the difference, before any trial runs.
+    with pytest.raises(ValueError, match="cannot join study 's': it uses --cv 2") as info:
+        select_model(X, y, SelectSettings(**{**quick, "cv": 3}))
+    assert isinstance(info.value, InputError)
+    # Another worker's trial still running: with leave_to_last_worker this one returns
+    # without a model, as a command without --output leaves the save to the last worker.
+    optuna.load_study(study_name="s", storage=url).ask()
+    report = _Recorder()
+    deferred = select_model(
+        X, y, SelectSettings(**{**quick, "leave_to_last_worker": True}), report=report
+    )
+    assert deferred.model is None and deferred.running == 1
+    assert report.events == ["started", "chosen", "deferred 1"]
+    assert len(optuna.load_study(study_name="s", storage=url).trials) == 7
+
+
+@pytest.mark.slow  # a CLI run and library runs of the same search (about 20 s)
+def test_the_library_and_the_command_choose_alike_and_share_a_study(
     tmp_path: pathlib.Path,
 ) -> None:
-    X, y = load_breast_cancer(return_X_y=True)
-    selection = select_model(X, y, SelectSettings(n_trials=5, seed=0, final_check=None))
+    # One workflow: the command and select_model on the same data and seed choose the same
+    # trial and print/return the same held-out figure, and select_model joins the command's
+    # study as one more worker (the same stored settings, data digest included).
+    from optuna_psms.fms.datasets import load_dataset
+
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
     out = subprocess.run(
         [sys.executable, "-m", "optuna_psms.cli", "select", "--dataset",
          "sklearn:breast_cancer", "--n-trials", "5", "--seed", "0", "--final-check", "none",
-         "--storage", f"sqlite:///{tmp_path / 'cli.db'}", "--output",
-         str(tmp_path / "model.joblib"), "--no-progress-bar"],
+         "--storage", db, "--study-name", "cli", "--output", str(tmp_path / "model.joblib"),
+         "--no-progress-bar"],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     printed = re.search(r"^held-out ber .*: ([0-9.]+)$", out, re.M)
     assert printed is not None, out
+    X, y = load_breast_cancer(return_X_y=True)
+    selection = select_model(X, y, SelectSettings(n_trials=5, seed=0, final_check=None))
     assert selection.held_out is not None
     assert printed.group(1) == f"{selection.held_out[1]:.4f}"
+    cli = optuna.load_study(study_name="cli", storage=db)
+    assert selection.chosen is not None
+    assert cli.user_attrs["fms:held_out"]["trial"] == selection.chosen.number
+    assert cli.trials[selection.chosen.number].params == selection.chosen.params
+    assert cli.user_attrs["fms:held_out"]["loss"] == pytest.approx(selection.held_out[1])
+    # A second worker from Python, on the command's data as the command loads it.
+    X_cli, y_cli = load_dataset("sklearn:breast_cancer")
+    joined = select_model(
+        X_cli,
+        y_cli,
+        SelectSettings(n_trials=1, final_check=None, storage=db, study_name="cli"),
+    )
+    assert joined.seed == 0 and len(joined.study.trials) == 6
