@@ -22,5 +22,5 @@ sampler = module.UMDASampler(population_size=5, seed=0, constraints_func=constra
 study = optuna.create_study(sampler=sampler)
 study.optimize(cost, n_trials=20)
 feasible = [t for t in study.trials if t.user_attrs["constraint"][0] <= 0.0]
-best = min(t.value for t in feasible)
+best = min(t.values[0] for t in feasible)
 print(f"{len(feasible)} of 20 feasible; best perimeter {best:.3f} (optimum 17.889)")
