@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from optuna_psms._messages import InputError
 from optuna_psms.fms import _join
 from optuna_psms.fms._join import StudySettings
-from optuna_psms.fms.datasets import data_digest
 from optuna_psms.fms.holdout import split
 
 
@@ -30,8 +29,6 @@ if TYPE_CHECKING:
 
     import optuna
 
-    from optuna_psms.fms.select import SelectSettings
-
 
 #: ``task="auto"`` chose a regression for a target with at most this many distinct values:
 #: the workflow says so (they are class codes more often than measurements).
@@ -39,59 +36,6 @@ FEW_TARGET_VALUES = 10
 
 
 # ----------------------------------------------------------------------------- the settings
-def study_settings(
-    settings: SelectSettings, X: Any, y: Any, warning: Callable[[str], None]
-) -> StudySettings:
-    """The settings of the search that a study stores (without the seed a joined study may
-    give): the task (``"auto"`` resolved on ``y``) and the checked metric among them.
-
-    Args:
-        settings: The workflow's settings.
-        X: The features.
-        y: The target.
-        warning: Says a ``note:`` line (xgboost left out of the default pool).
-
-    Raises:
-        InputError: A metric that does not fit the task, or a target that does not fit it.
-    """
-    from optuna_psms.fms.metrics import check_metric
-    from optuna_psms.fms.target import check_not_continuous
-    from optuna_psms.fms.target import resolve_task
-
-    try:
-        task = resolve_task(settings.task, y)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    try:
-        metric = check_metric(settings.metric, task)
-    except ValueError as exc:
-        chosen = f" (--task auto chose {task} for this target)" if settings.task == "auto" else ""
-        raise InputError(f"{str(exc).rstrip('.')}{chosen}") from None
-    if task == "regression":
-        check_target_numeric(y)
-    if task == "classification":
-        try:
-            check_not_continuous(y, max(int(settings.cv), 2))
-        except ValueError as exc:
-            # The estimator's message names the Python class; the way out is the task.
-            head = str(exc).split(": for regression", 1)[0]
-            raise InputError(
-                f"the target {head.removeprefix('y ')}: use --task regression"
-            ) from None
-    return StudySettings(
-        data=data_digest(X, y),
-        task=task,
-        test_size=float(settings.test_size),
-        cv=int(settings.cv),
-        metric=metric,
-        subsample=float(settings.subsample),
-        classifiers=model_names(settings.models, task, warning),
-        selectors=None if settings.selectors is None else list(settings.selectors),
-        sampler=settings.sampler.lower() if settings.sampler else None,
-        seed=settings.seed,
-    )
-
-
 def _pool(task: str) -> tuple[str, ...]:
     """The names of every model of ``task``'s pool, in the registry's order."""
     if task == "regression":

@@ -14,6 +14,7 @@ steps are in :mod:`optuna_psms.fms._select_steps`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Iterator
 import contextlib
 import dataclasses
@@ -28,6 +29,7 @@ from optuna_psms.fms import _join
 from optuna_psms.fms import _select_steps as steps
 from optuna_psms.fms._initial import DEFAULT_INITIAL
 from optuna_psms.fms._join import StudySettings
+from optuna_psms.fms.datasets import data_digest
 from optuna_psms.fms.holdout import HeldOut
 
 
@@ -400,6 +402,59 @@ def _stage(study_name: str, stage: str, again: bool) -> Iterator[None]:
         raise SelectInterrupted(study_name, stage, again) from None
 
 
+def _study_settings(
+    settings: SelectSettings, X: Any, y: Any, warning: Callable[[str], None]
+) -> StudySettings:
+    """The settings of the search that a study stores (without the seed a joined study may
+    give): the task (``"auto"`` resolved on ``y``) and the checked metric among them.
+
+    Args:
+        settings: The workflow's settings.
+        X: The features.
+        y: The target.
+        warning: Says a ``note:`` line (xgboost left out of the default pool).
+
+    Raises:
+        InputError: A metric that does not fit the task, or a target that does not fit it.
+    """
+    from optuna_psms.fms.metrics import check_metric
+    from optuna_psms.fms.target import check_not_continuous
+    from optuna_psms.fms.target import resolve_task
+
+    try:
+        task = resolve_task(settings.task, y)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    try:
+        metric = check_metric(settings.metric, task)
+    except ValueError as exc:
+        chosen = f" (--task auto chose {task} for this target)" if settings.task == "auto" else ""
+        raise InputError(f"{str(exc).rstrip('.')}{chosen}") from None
+    if task == "regression":
+        steps.check_target_numeric(y)
+    if task == "classification":
+        try:
+            check_not_continuous(y, max(int(settings.cv), 2))
+        except ValueError as exc:
+            # The estimator's message names the Python class; the way out is the task.
+            head = str(exc).split(": for regression", 1)[0]
+            raise InputError(
+                f"the target {head.removeprefix('y ')}: use --task regression"
+            ) from None
+    return StudySettings(
+        data=data_digest(X, y),
+        task=task,
+        test_size=float(settings.test_size),
+        cv=int(settings.cv),
+        metric=metric,
+        subsample=float(settings.subsample),
+        classifiers=steps.model_names(settings.models, task, warning),
+        selectors=None if settings.selectors is None else list(settings.selectors),
+        sampler=settings.sampler.lower() if settings.sampler else None,
+        seed=settings.seed,
+    )
+
+
 def run_selection(
     X: Any,
     y: Any,
@@ -475,7 +530,7 @@ def _prepare(
     """The checks, the study created or joined, the estimator of the search and the first
     line: ``(the run, the estimator, the choice's options)``."""
     steps.check_target_complete(y, label)
-    study_settings = steps.study_settings(s, X, y, report.warning)
+    study_settings = _study_settings(s, X, y, report.warning)
     hint = steps.auto_task_warning(s.task, y, study_settings.task, target)
     if hint is not None:
         report.warning(hint)
