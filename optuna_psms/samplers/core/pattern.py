@@ -208,11 +208,14 @@ class PatternStrategy(Strategy):
     current best ``q_g`` of Algorithm 2; in a sequential study this is Algorithm 2 exactly).
 
     ``delta_1 = initial_step``; ``delta_{s+1} = delta_s / 2`` when sweep ``s`` failed (rule
-    ``"on_failure"``: every trial of sweep ``s`` finished and none beat the best of the trials
-    before the sweep) and ``delta_{s+1} = delta_s`` otherwise. A sweep whose outcome is not
-    known yet (a point still running and no improvement seen) keeps the step: this is what a
-    worker gets when the points it needs are still running, e.g. when all ``2 d`` points of a
-    sweep run concurrently and it asks for a point of the next sweep.
+    ``"on_failure"``: none of its finished trials beat the best of the trials before the sweep,
+    and every trial of the sweep finished, or at least half of them, ``d`` of ``2 d``: the
+    *partial-stencil* rule) and ``delta_{s+1} = delta_s`` otherwise. In a sequential study a
+    sweep is complete before the next one is asked, so only the first case occurs (Algorithm
+    2). With other workers, a sweep of which fewer than ``d`` points have finished and none
+    improved keeps the step (outcome unknown), and half a sweep without an improvement halves
+    it without waiting for the stragglers; a straggler that improves later turns the sweep into
+    a success, and the steps of the sweeps after it are recomputed from the records.
 
     Args:
         dim: Number of coordinates ``d``.
@@ -305,10 +308,13 @@ class PatternStrategy(Strategy):
         best_before = self.best_before(s)
         if self._sweep_min.get(s, math.inf) < best_before:
             return "success"
-        complete = (
-            self._sweep_told.get(s, 0) >= self.sweep_size and self._sweep_running.get(s, 0) == 0
-        )
-        return "failure" if complete else "unknown"
+        told = self._sweep_told.get(s, 0)
+        finished = told - self._sweep_running.get(s, 0)
+        if told >= self.sweep_size and finished == told:
+            return "failure"
+        # The partial-stencil rule: half of the sweep finished without an improvement counts
+        # as a failure while the rest still runs (a late improvement turns it into a success).
+        return "failure" if 2 * finished >= self.sweep_size else "unknown"
 
     def best_before(self, s: int) -> float:
         """The lowest finished loss of the sweeps before ``s`` (``inf`` when none)."""
