@@ -40,7 +40,9 @@ class PatternSearchSampler(PopulationSampler):
     halved after a sweep without improvement as soon as half of its points (``d`` of ``2 d``)
     have finished, without waiting for the others (partial stencils; a late improvement
     turns the sweep into a success again); with fewer finished and no improvement the step is
-    kept. A sequential study never sees a running point and is Algorithm 2, trial for trial.
+    kept. Failed sweeps that were all asked at one step (many workers) halve it once: the next
+    step is half the step the failed sweep was evaluated at, or the current one if smaller.
+    A sequential study never sees a running point and is Algorithm 2, trial for trial.
     If no point of the run has been recorded yet,
     the worker gets a uniform random exploration point (user attr ``psms:explore``).
 

@@ -212,6 +212,27 @@ def test_half_a_sweep_without_improvement_halves_the_step() -> None:
     assert prop.info["step"] == 0.5 and prop.info["centre"] == running[2].number
 
 
+def test_sweeps_asked_at_one_step_halve_it_once() -> None:
+    """Sweeps 1 and 2 both asked at step 0.5 before any finished, then both fail: sweep 3
+    gets 0.25 (half the step they were evaluated at), not 0.125."""
+    d = 2
+    s = PatternStrategy(d, 0, settings=PatternSettings())
+    ((_, first),) = drive(s, quad, 1)
+    assert first.loss is not None
+    running = []
+    for n in range(1, 1 + 4 * d):  # sweeps 1 and 2, all running
+        prop = s.ask(n, trial_rng(0, n))
+        assert prop.info["step"] == 0.5
+        rec = Record(n, prop.member, prop.generation, prop.x, info=prop.info, loss=None)
+        s.tell(rec)
+        running.append(rec)
+    for rec in running:
+        s.tell(Record(rec.number, rec.member, rec.generation, rec.x, info=rec.info, loss=99.0))
+    nxt = 1 + 4 * d
+    prop = s.ask(nxt, trial_rng(0, nxt))
+    assert (prop.generation, prop.info["step"]) == (3, 0.25)
+
+
 def test_convergence_and_budget() -> None:
     s = PatternStrategy(2, 0, settings=PatternSettings(resolution=0.01))
     assert s.levels() == 6  # 0.5, 0.25, ..., 0.015625 >= 0.01
