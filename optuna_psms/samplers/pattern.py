@@ -36,9 +36,14 @@ class PatternSearchSampler(PopulationSampler):
     point known when it is asked (in a sequential study, exactly Algorithm 2). The ``2 d``
     points of a sweep may run concurrently. A worker that asks for a point of the next sweep
     while points of the previous one are still running (for instance all ``2 d`` of them)
-    gets that point of the next sweep around the best finished point so far, and the step of
-    the unfinished sweep is kept (it is halved only once the sweep is known to have failed:
-    all its points finished, none improved). If no point of the run has been recorded yet,
+    gets that point of the next sweep around the best finished point so far. The step is
+    halved after a sweep without improvement as soon as half of its points (``d`` of ``2 d``)
+    have finished, without waiting for the others (partial stencils; a late improvement
+    turns the sweep into a success again); with fewer finished and no improvement the step is
+    kept. Failed sweeps that were all asked at one step (many workers) halve it once: the next
+    step is half the step the failed sweep was evaluated at, or the current one if smaller.
+    A sequential study never sees a running point and is Algorithm 2, trial for trial.
+    If no point of the run has been recorded yet,
     the worker gets a uniform random exploration point (user attr ``psms:explore``).
 
     **Walls, discrete parameters, repeats.** A point leaving the box is put on the wall.

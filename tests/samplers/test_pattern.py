@@ -174,6 +174,65 @@ def test_sweep_running_concurrently_keeps_the_step_for_the_next_sweep() -> None:
     assert s.ask(1 + 2 * d, trial_rng(0, 5)).info["step"] == 0.25
 
 
+def test_half_a_sweep_without_improvement_halves_the_step() -> None:
+    """Partial stencils: d of the 2d points of a sweep finished, none improved, the rest still
+    running: the next sweep's step is halved at once; a late improvement undoes it."""
+    d = 2
+    s = PatternStrategy(d, 0, settings=PatternSettings())
+    ((_, first),) = drive(s, quad, 1)  # the initial centre (trial 0) is finished
+    assert first.loss is not None
+    running = []
+    for n in range(1, 1 + 2 * d):
+        prop = s.ask(n, trial_rng(0, n))
+        rec = Record(n, prop.member, prop.generation, prop.x, info=prop.info, loss=None)
+        s.tell(rec)
+        running.append(rec)
+    nxt = 1 + 2 * d
+
+    def finish(rec: Record, loss: float) -> None:
+        s.tell(Record(rec.number, rec.member, rec.generation, rec.x, info=rec.info, loss=loss))
+
+    finish(running[0], first.loss + 1.0)  # 1 of 4 finished, no improvement: outcome unknown
+    assert s.ask(nxt, trial_rng(0, nxt)).info["step"] == 0.5
+    finish(running[1], first.loss + 1.0)  # 2 of 4 (d of 2d), no improvement: a failure
+    assert s.ask(nxt, trial_rng(0, nxt)).info["step"] == 0.25
+    # What a fresh process reads from the same records (in any order) proposes the same.
+    fresh = PatternStrategy(d, 0, settings=PatternSettings())
+    failed = [
+        Record(r.number, r.member, r.generation, r.x, info=r.info, loss=first.loss + 1.0)
+        for r in running[:2]
+    ]
+    for rec in reversed([first, *failed, *running[2:]]):
+        fresh.tell(rec)
+    a, b = s.ask(nxt, trial_rng(0, nxt)), fresh.ask(nxt, trial_rng(0, nxt))
+    np.testing.assert_array_equal(a.x, b.x)
+    assert a.info == b.info
+    finish(running[2], first.loss - 1.0)  # a straggler improves: a success, the step is kept
+    prop = s.ask(nxt, trial_rng(0, nxt))
+    assert prop.info["step"] == 0.5 and prop.info["centre"] == running[2].number
+
+
+def test_sweeps_asked_at_one_step_halve_it_once() -> None:
+    """Sweeps 1 and 2 both asked at step 0.5 before any finished, then both fail: sweep 3
+    gets 0.25 (half the step they were evaluated at), not 0.125."""
+    d = 2
+    s = PatternStrategy(d, 0, settings=PatternSettings())
+    ((_, first),) = drive(s, quad, 1)
+    assert first.loss is not None
+    running = []
+    for n in range(1, 1 + 4 * d):  # sweeps 1 and 2, all running
+        prop = s.ask(n, trial_rng(0, n))
+        assert prop.info["step"] == 0.5
+        rec = Record(n, prop.member, prop.generation, prop.x, info=prop.info, loss=None)
+        s.tell(rec)
+        running.append(rec)
+    for rec in running:
+        s.tell(Record(rec.number, rec.member, rec.generation, rec.x, info=rec.info, loss=99.0))
+    nxt = 1 + 4 * d
+    prop = s.ask(nxt, trial_rng(0, nxt))
+    assert (prop.generation, prop.info["step"]) == (3, 0.25)
+
+
 def test_convergence_and_budget() -> None:
     s = PatternStrategy(2, 0, settings=PatternSettings(resolution=0.01))
     assert s.levels() == 6  # 0.5, 0.25, ..., 0.015625 >= 0.01
@@ -360,3 +419,34 @@ def test_snap_values_equals_snap(pairs: list[tuple[float, int]]) -> None:
     cells = np.array([p[1] for p in pairs], dtype=np.int64)
     fast = snap_values(x.tolist(), cells.tolist())
     assert np.array_equal(np.array(fast), snap(x, cells))  # same floats, bit for bit
+
+
+def _half_failed_sweep(fresh: bool) -> dict[str, Any]:
+    """2-D: centre told, sweep 1 running, two of its four points told worse; the params of
+    the next trial, asked by the same sampler or by one made anew from the storage."""
+    storage = optuna.storages.InMemoryStorage()
+    study = optuna.create_study(storage=storage, sampler=PatternSearchSampler(seed=5))
+
+    def ask(s: optuna.Study) -> optuna.Trial:
+        trial = s.ask()
+        trial.suggest_float("x", -1, 1)
+        trial.suggest_float("y", -1, 1)
+        return trial
+
+    centre = ask(study)
+    study.tell(centre, 0.0)
+    sweep = [ask(study) for _ in range(4)]
+    study.tell(sweep[0], 1.0)
+    study.tell(sweep[3], 1.0)
+    if fresh:
+        study = optuna.load_study(
+            study_name=study.study_name, storage=storage, sampler=PatternSearchSampler()
+        )
+    trial = ask(study)
+    return {**trial.params, "step": study.trials[-1].user_attrs["psms:step"]}
+
+
+def test_a_sampler_made_anew_with_running_trials_proposes_the_same() -> None:
+    again = _half_failed_sweep(fresh=True)
+    assert again == _half_failed_sweep(fresh=False)
+    assert again["step"] == 0.25  # half of sweep 1 failed, two points still running

@@ -207,12 +207,17 @@ class PatternStrategy(Strategy):
     ``c + delta_s * p_j`` around the best finished point ``c`` known when it is asked (the
     current best ``q_g`` of Algorithm 2; in a sequential study this is Algorithm 2 exactly).
 
-    ``delta_1 = initial_step``; ``delta_{s+1} = delta_s / 2`` when sweep ``s`` failed (rule
-    ``"on_failure"``: every trial of sweep ``s`` finished and none beat the best of the trials
-    before the sweep) and ``delta_{s+1} = delta_s`` otherwise. A sweep whose outcome is not
-    known yet (a point still running and no improvement seen) keeps the step: this is what a
-    worker gets when the points it needs are still running, e.g. when all ``2 d`` points of a
-    sweep run concurrently and it asks for a point of the next sweep.
+    ``delta_1 = initial_step``; when sweep ``s`` failed (rule ``"on_failure"``: none of its
+    finished trials beat the best of the trials before the sweep, and every trial of the sweep
+    finished, or at least half of them, ``d`` of ``2 d``: the *partial-stencil* rule),
+    ``delta_{s+1} = min(delta_s, u_s / 2)`` with ``u_s`` the step its points were asked with
+    (the largest ``"step"`` of its records); otherwise ``delta_{s+1} = delta_s``. In a
+    sequential study a sweep is complete before the next one is asked and ``u_s = delta_s``:
+    Algorithm 2. With other workers, a sweep of which fewer than ``d`` points have finished
+    and none improved keeps the step (outcome unknown); half a sweep without an improvement
+    halves it without waiting for the stragglers (a straggler that improves later turns the
+    sweep into a success; the steps after it are recomputed from the records); and several
+    sweeps asked at one step before any of them finished halve that step once, not once each.
 
     Args:
         dim: Number of coordinates ``d``.
@@ -239,6 +244,7 @@ class PatternStrategy(Strategy):
         self._first: Record | None = None  # lowest-numbered record (a centre before results)
         self._state: dict[int, float | None] = {}  # number -> loss as last told
         self._sweep_min: dict[int, float] = {}  # sweep -> lowest finished loss
+        self._sweep_used: dict[int, float] = {}  # sweep -> largest step its points used
         self._sweep_told: dict[int, int] = {}  # sweep -> records told
         self._sweep_running: dict[int, int] = {}  # sweep -> records still running
         self._keys: set[bytes] = set()  # points evaluated or running in this run
@@ -279,6 +285,9 @@ class PatternStrategy(Strategy):
             if record.loss is None:
                 self._sweep_running[s] = self._sweep_running.get(s, 0) + 1
             self._keys.add(point_key(record.x, self._cells()))
+            used = record.info.get("step")
+            if isinstance(used, float) and 0.0 < used <= 1.0 and s > 0:
+                self._sweep_used[s] = max(used, self._sweep_used.get(s, 0.0))
             self._max_number = max(self._max_number, number)
             if self._first is None or number < self._first.number:
                 self._first = record
@@ -305,10 +314,13 @@ class PatternStrategy(Strategy):
         best_before = self.best_before(s)
         if self._sweep_min.get(s, math.inf) < best_before:
             return "success"
-        complete = (
-            self._sweep_told.get(s, 0) >= self.sweep_size and self._sweep_running.get(s, 0) == 0
-        )
-        return "failure" if complete else "unknown"
+        told = self._sweep_told.get(s, 0)
+        finished = told - self._sweep_running.get(s, 0)
+        if told >= self.sweep_size and finished == told:
+            return "failure"
+        # The partial-stencil rule: half of the sweep finished without an improvement counts
+        # as a failure while the rest still runs (a late improvement turns it into a success).
+        return "failure" if 2 * finished >= self.sweep_size else "unknown"
 
     def best_before(self, s: int) -> float:
         """The lowest finished loss of the sweeps before ``s`` (``inf`` when none)."""
@@ -328,7 +340,11 @@ class PatternStrategy(Strategy):
                 self._steps.append(self.initial_step)
                 continue
             prev = self._steps[t - 1]
-            self._steps.append(prev * 0.5 if self._outcome(t - 1) == "failure" else prev)
+            if self._outcome(t - 1) == "failure":
+                # Half the step the failed sweep was evaluated at (in a sequential study, its
+                # step): sweeps asked at one step while none had finished halve it once.
+                prev = min(prev, 0.5 * self._sweep_used.get(t - 1, prev))
+            self._steps.append(prev)
         return self._steps[s]
 
     def centre(self) -> Record | None:
