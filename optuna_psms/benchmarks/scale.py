@@ -52,6 +52,7 @@ from optuna_psms.benchmarks._scale_storage import grpc_proxy as grpc_proxy
 from optuna_psms.benchmarks._scale_storage import open_storage as open_storage
 from optuna_psms.benchmarks._scale_storage import reachable as reachable
 from optuna_psms.benchmarks.bbob import build_sampler
+from optuna_psms.samplers._registry import DEFAULT
 
 
 POSTGRES = "postgresql+psycopg2://postgres@127.0.0.1:5432/test"
@@ -207,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m optuna_psms.benchmarks.scale")
     parser.add_argument(
         "--sampler",
-        default="pso",
+        default=DEFAULT,
         type=sampler_spec,
         help='a sampler name or NAME{json} of keyword arguments, e.g. pso{"record_user_attrs": '
         "false} (default: pso)",

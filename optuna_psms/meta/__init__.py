@@ -74,6 +74,8 @@ _SPACES: dict[Any, list[Spec]] = {
 }
 #: The same by sampler name (the registry's name of each class, without fixed arguments).
 SPACES: dict[str, list[Spec]] = {name: _SPACES[cls] for name, cls in _CLASSES.items()}
+#: PSOSampler's registry name: the default tuned sampler and the paper's parent algorithm.
+_PSO = next(name for name, cls in _CLASSES.items() if cls is PSOSampler)
 
 #: Named settings to compare with: the papers' defaults (``budget=None``), the same with the
 #: budget rule, and the textbook constriction PSO (Clerc & Kennedy 2002: constant
@@ -90,7 +92,7 @@ def settings_from_params(sampler: str, params: dict[str, Any]) -> dict[str, Any]
     if sampler not in SPACES:
         raise ValueError(f"sampler must be one of {list(SPACES)}, got {sampler!r}.")
     settings = dict(params)
-    if sampler == "pso":
+    if sampler == _PSO:
         settings["inertia"] = (settings.pop("w_start"), 0.5, settings.pop("w_end"))
     return settings
 
@@ -98,7 +100,7 @@ def settings_from_params(sampler: str, params: dict[str, Any]) -> dict[str, Any]
 #: Outer samplers (the paper's "parent algorithms") the command line can choose by name;
 #: SMAC, the paper's fourth parent, is not a dependency of this package (see
 #: docs/reproduce/meta_smac.py).
-OUTER_SAMPLERS = ("pso", "random", "tpe")
+OUTER_SAMPLERS = (_PSO, "random", "tpe")
 
 
 def make_outer(name: str, n_trials: int, seed: int | None) -> optuna.samplers.BaseSampler:
@@ -110,7 +112,7 @@ def make_outer(name: str, n_trials: int, seed: int | None) -> optuna.samplers.Ba
     """
     if name not in OUTER_SAMPLERS:
         raise ValueError(f"outer sampler must be one of {list(OUTER_SAMPLERS)}, got {name!r}.")
-    return build_sampler("pso@budget" if name == "pso" else name, seed, n_trials)
+    return build_sampler(f"{name}@budget" if name == _PSO else name, seed, n_trials)
 
 
 def _suggest(trial: optuna.Trial, spec: Spec) -> Any:
@@ -124,7 +126,7 @@ def _suggest(trial: optuna.Trial, spec: Spec) -> Any:
 
 
 def tune(
-    sampler: str = "pso",
+    sampler: str = _PSO,
     *,
     suite: str = "nine",
     dim: int = 5,
@@ -176,7 +178,7 @@ def tune(
             functions=functions,
         )
 
-    outer = outer_sampler if outer_sampler is not None else make_outer("pso", n_trials, seed)
+    outer = outer_sampler if outer_sampler is not None else make_outer(_PSO, n_trials, seed)
     study = optuna.create_study(
         sampler=outer, storage=storage, study_name=study_name, load_if_exists=True
     )
@@ -210,7 +212,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--sampler",
-        default="pso",
+        default=_PSO,
         choices=list(SPACES),
         help="the sampler whose settings are tuned",
     )
@@ -253,7 +255,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--outer",
         nargs="+",
-        default=["pso"],
+        default=[_PSO],
         choices=list(OUTER_SAMPLERS),
         help="outer sampler(s), the parent algorithm(s); each tunes separately",
     )
@@ -302,7 +304,3 @@ def main(argv: list[str] | None = None) -> None:
                 statistics.fmean(column) for column in zip(*runs)
             ]
     print(table(rows, suites, args.dim, args.budget, args.seeds, args.report_seeds))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,6 @@
+"""``python -m optuna_psms.meta``."""
+
+from optuna_psms.meta import main
+
+
+main()
