@@ -31,6 +31,7 @@ from optuna_psms._compat._heartbeat import first_heartbeat as first_heartbeat
 from optuna_psms._compat._write import _RDB_WRITE
 from optuna_psms._compat._write import autocommit
 from optuna_psms._compat._write import set_attrs as set_attrs  # the write half
+from optuna_psms._compat._write import set_study_user_attrs as set_study_user_attrs
 
 
 if TYPE_CHECKING:
