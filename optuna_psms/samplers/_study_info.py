@@ -163,9 +163,9 @@ def write_once(study: Study, sampler: BaseSampler, seed: int) -> None:
         # An unseeded sampler adopts the study's seed (or, before any record, draws one):
         # only a seed the user gave can differ from the study's.
         _warn_if_other(current, wanted, seeded=getattr(sampler, "_seed", 0) is not None)
-        for name, value in wanted.items():
-            if current.get(name) != value:
-                study.set_user_attr(name, value)
+        _compat.set_study_user_attrs(
+            study, {name: value for name, value in wanted.items() if current.get(name) != value}
+        )
         _save_note(study, note_text(sampler, seed))
     except Exception:  # the dashboard's extras must never break a study
         _logger.exception("Could not write the sampler's study attrs or note.")

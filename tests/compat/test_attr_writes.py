@@ -277,7 +277,10 @@ _RDB_URLS = {
 
 @pytest.mark.parametrize("dialect", list(_RDB_URLS))
 def test_set_attrs_on_an_rdb_is_one_upsert_per_table(dialect: str, tmp_path: Any) -> None:
-    """One trial look-up and one multi-row upsert per attr table; existing keys overwritten."""
+    """One trial look-up and one multi-row upsert per attr table; existing keys overwritten.
+
+    On PostgreSQL (psycopg2) all three are one autocommitted statement.
+    """
     import sqlalchemy
 
     service = _RDB_URLS[dialect]
@@ -302,7 +305,10 @@ def test_set_attrs_on_an_rdb_is_one_upsert_per_table(dialect: str, tmp_path: Any
         user = {"u": 3, "w": "é"}
         _compat.set_attrs(study, frozen, system=system, user=user)
         sqlalchemy.event.remove(storage.engine, "before_cursor_execute", seen)
-        assert statements.count("INSERT") == 2 and statements.count("SELECT") == 1
+        if dialect == "postgresql":
+            assert statements == ["WITH"]
+        else:
+            assert statements.count("INSERT") == 2 and statements.count("SELECT") == 1
         again = storage.get_trial(trial._trial_id)
         assert again.system_attrs == system and again.user_attrs == user
         study.tell(trial, 1.0)
@@ -311,3 +317,41 @@ def test_set_attrs_on_an_rdb_is_one_upsert_per_table(dialect: str, tmp_path: Any
         assert "psms:c" not in storage.get_trial(trial._trial_id).system_attrs
     finally:
         optuna.delete_study(study_name=study.study_name, storage=storage)
+
+
+@pytest.mark.parametrize("dialect", list(_RDB_URLS))
+def test_study_user_attrs_are_written_in_one_statement_on_postgresql(
+    dialect: str, tmp_path: Any
+) -> None:
+    """All of them, existing keys overwritten; one statement on PostgreSQL (psycopg2)."""
+    import sqlalchemy
+
+    service = _RDB_URLS[dialect]
+    if service is None:
+        url = f"sqlite:///{tmp_path}/u.db"
+    else:
+        require_service(service[0], "127.0.0.1", service[1])
+        url = service[2]
+    storage = optuna.storages.RDBStorage(url)
+    study = optuna.create_study(storage=storage)
+    try:
+        study.set_user_attr("a", "old")
+        statements: list[str] = []
+
+        def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            statements.append(statement.split()[0].upper())
+
+        sqlalchemy.event.listen(storage.engine, "before_cursor_execute", seen)
+        _compat.set_study_user_attrs(study, {"a": {"k": [1, None]}, "b": 2, "c": "é"})
+        sqlalchemy.event.remove(storage.engine, "before_cursor_execute", seen)
+        if dialect == "postgresql":
+            assert statements == ["WITH"]
+        assert study.user_attrs == {"a": {"k": [1, None]}, "b": 2, "c": "é"}
+    finally:
+        optuna.delete_study(study_name=study.study_name, storage=storage)
+
+
+def test_study_user_attrs_on_other_storages(study: optuna.Study) -> None:
+    _compat.set_study_user_attrs(study, {"a": 1, "b": [2.5]})
+    _compat.set_study_user_attrs(study, {"a": 3})
+    assert study.user_attrs == {"a": 3, "b": [2.5]}
