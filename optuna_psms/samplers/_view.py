@@ -151,8 +151,17 @@ class StudyView:
             else:
                 self.pending[trial.number] = _compat.trial_id(trial)
             for name, dist in trial.distributions.items():
-                if self.dist_number.get(name, -1) == trial.number or dist.single():
-                    continue  # read from this very trial before (it cannot change), or fixed
+                seen = self.dist_number.get(name, -1)
+                if seen == trial.number:
+                    continue  # read from this very trial before (it cannot change)
+                known = self.dists.get(name)
+                if known is not None and _same(known, dist):
+                    # The usual case: unchanged (and so not single-valued, as ``known``).
+                    if seen < trial.number:
+                        self.dist_number[name] = trial.number
+                    continue
+                if dist.single():
+                    continue  # fixed: no coordinate
                 if name not in self.dists:
                     new_names = True
                 if self.dist_number.get(name, -1) <= trial.number:
