@@ -395,7 +395,9 @@ class PopulationSampler(BaseSampler, abc.ABC):
 
     def _ask(self, study: Study, view: StudyView, trial: FrozenTrial) -> Asked:
         seed = self._seed_for(view)
-        _study_info.write_once(study, self, seed)  # sampler name, settings, seed, note
+        if not view.info_written:  # a flag: write_once's own check costs a lock and lookups
+            _study_info.write_once(study, self, seed)  # sampler name, settings, seed, note
+            view.info_written = True
         number = trial.number
         name = type(self).__name__
         decision = _lifecycle.decide(view, study, number, self._on_converged, name)

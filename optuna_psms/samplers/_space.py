@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from typing import Any
+from typing import cast
 import warnings
 
 from optuna.distributions import BaseDistribution
@@ -27,14 +28,38 @@ from optuna.distributions import IntDistribution
 from optuna_psms.samplers.core.base import Dim
 
 
+#: Distribution class -> ``"categorical"``, ``"int"``, ``"float"`` or ``""`` (unsupported).
+_KINDS: dict[type, str] = {}
+
+
+def _kind(dist: BaseDistribution) -> str:
+    """What ``dist`` is, by its class (cached: Optuna's distributions are abstract-base
+    classes, whose ``isinstance`` costs a Python call; :func:`decode` runs per parameter)."""
+    kind = _KINDS.get(type(dist))
+    if kind is None:
+        if isinstance(dist, CategoricalDistribution):
+            kind = "categorical"
+        elif isinstance(dist, IntDistribution):
+            kind = "int"
+        elif isinstance(dist, FloatDistribution):
+            kind = "float"
+        else:
+            kind = ""
+        _KINDS[type(dist)] = kind
+    return kind
+
+
 def n_cells(dist: BaseDistribution) -> int | None:
     """Number of distinct values of a discrete distribution, ``None`` for a continuous one."""
-    if isinstance(dist, CategoricalDistribution):
-        return len(dist.choices)
-    if isinstance(dist, IntDistribution) and not dist.log:
-        return (dist.high - dist.low) // dist.step + 1
-    if isinstance(dist, FloatDistribution) and dist.step is not None:
-        return int(round((dist.high - dist.low) / dist.step)) + 1
+    kind = _kind(dist)
+    if kind == "categorical":
+        return len(cast(CategoricalDistribution, dist).choices)
+    if kind == "int":
+        d = cast(IntDistribution, dist)
+        return None if d.log else (d.high - d.low) // d.step + 1
+    if kind == "float":
+        f = cast(FloatDistribution, dist)
+        return None if f.step is None else int(round((f.high - f.low) / f.step)) + 1
     return None
 
 
@@ -94,9 +119,12 @@ def _grid_value(cell: int, k: int, dist: FloatDistribution) -> float:
 def decode(u: float, dist: BaseDistribution) -> Any:
     """Map ``u`` in ``[0, 1]`` (clipped) to a value of ``dist``."""
     u = min(max(float(u), 0.0), 1.0)
-    if isinstance(dist, CategoricalDistribution):
+    kind = _kind(dist)
+    if kind == "categorical":
+        dist = cast(CategoricalDistribution, dist)
         return dist.choices[_cell(u, len(dist.choices))]
-    if isinstance(dist, IntDistribution):
+    if kind == "int":
+        dist = cast(IntDistribution, dist)
         if dist.log:
             a, b = math.log(dist.low - 0.5), math.log(dist.high + 0.5)
             value = int(round(math.exp(a + u * (b - a))))
@@ -104,7 +132,8 @@ def decode(u: float, dist: BaseDistribution) -> Any:
         k = n_cells(dist)
         assert k is not None
         return int(dist.low + _cell(u, k) * dist.step)
-    if isinstance(dist, FloatDistribution):
+    if kind == "float":
+        dist = cast(FloatDistribution, dist)
         if dist.step is not None:
             k = n_cells(dist)
             assert k is not None

@@ -457,6 +457,55 @@ def test_many_waiting_trials_are_not_all_reread_on_every_trial() -> None:
     assert all(r is not None and r["m"] >= 0 for r in records(study)[3:23])
 
 
+def _mixed5(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", -5, 5)
+    z = trial.suggest_float("z", 1e-3, 1e3, log=True)
+    k = trial.suggest_int("k", 0, 10)
+    c = trial.suggest_categorical("c", ["a", "b", "c"])
+    return x * x + z + k + (c == "b")
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_work_per_trial_does_not_grow_with_the_study(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trials read, records decoded and replays per ask: the same late as early (O(1)).
+
+    Counts operations, not seconds: a sequential study reads each trial twice (created,
+    finished), decodes none of its own records and never replays the study.
+    """
+    from optuna_psms import _compat
+    from optuna_psms.samplers import _view
+
+    counts = {"fetched": 0, "decoded": 0, "rebuilds": 0}
+    fetch, read, rebuild = _compat.fetch_changed_trials, _records.read, _view.StudyView.rebuild
+
+    def fetching(*args: Any, **kwargs: Any) -> Any:
+        out = fetch(*args, **kwargs)
+        counts["fetched"] += len(out)
+        return out
+
+    def decoding(*args: Any, **kwargs: Any) -> Any:
+        counts["decoded"] += 1
+        return read(*args, **kwargs)
+
+    def rebuilding(self: Any) -> None:
+        counts["rebuilds"] += 1
+        rebuild(self)
+
+    monkeypatch.setattr(_compat, "fetch_changed_trials", fetching)
+    monkeypatch.setattr(_records, "read", decoding)
+    monkeypatch.setattr(_view.StudyView, "rebuild", rebuilding)
+    study = optuna.create_study(sampler=make(name, seed=3))
+    windows = []
+    for n_trials in (50, 50, 350, 50):
+        counts.update(fetched=0, decoded=0, rebuilds=0)
+        study.optimize(_mixed5, n_trials=n_trials)
+        windows.append(dict(counts))
+    early, late = windows[1], windows[3]  # trials 50-99 and 450-499
+    assert early == late == {"fetched": 100, "decoded": 0, "rebuilds": 0}
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_pickled_sampler_continues_the_study_exactly(name: str) -> None:
     import pickle
