@@ -29,12 +29,17 @@ import time
 
 import optuna
 
+from optuna_psms.samplers._registry import DEFAULT
 from optuna_psms.samplers._registry import Entry
 from optuna_psms.samplers._registry import SAMPLERS as ALL
 
 
-# PSOSampler without its two dashboard user attrs: on SQLite every attr is one commit.
-VARIANTS = {**ALL, "pso_noattr": Entry(ALL["pso"].target, {"record_user_attrs": False})}
+# The default sampler (PSOSampler) without its two dashboard user attrs: on SQLite every
+# attr is one commit.
+VARIANTS = {
+    **ALL,
+    f"{DEFAULT}_noattr": Entry(ALL[DEFAULT].target, {"record_user_attrs": False}),
+}
 
 
 def objective_float2(trial: optuna.Trial) -> float:

@@ -17,8 +17,9 @@ class Identity:
     """An algorithm's identity.
 
     Args:
-        tag: The algorithm tag written into every record (``"pso"``): records of two tags are
-            never mixed, and a stored study's sampler is recognised by it.
+        tag: The algorithm tag written into every record (PSOSampler's is ``identity.tag``):
+            records of two tags are never mixed, and a stored study's sampler is recognised
+            by it.
         title: The algorithm's name with its paper (one line).
         description: What it does and what its per-trial user attrs mean (Markdown), for the
             study's note in optuna-dashboard.

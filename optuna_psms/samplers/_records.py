@@ -57,7 +57,7 @@ class Stored(_Optional):
 
     Attributes:
         ver: :data:`VERSION`.
-        a: The algorithm tag of the sampler that wrote it (``"pso"``, ``"umda"``, ...).
+        a: The algorithm tag of the sampler that wrote it (its class's ``identity.tag``).
         s: The seed of the trial's draws, a non-negative integer.
         r: The run index (``0`` until the first restart), ``0 <= r <=`` trial number.
         rs: The first trial number of run ``r``, ``0 <= rs <=`` trial number.
