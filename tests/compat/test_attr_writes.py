@@ -275,6 +275,15 @@ _RDB_URLS = {
 }
 
 
+def _rdb_storage(dialect: str, tmp_path: Any) -> optuna.storages.RDBStorage:
+    """An RDB storage of ``dialect`` (SQLite in ``tmp_path``; a service skips if unreachable)."""
+    service = _RDB_URLS[dialect]
+    if service is None:
+        return optuna.storages.RDBStorage(f"sqlite:///{tmp_path}/u.db")
+    require_service(service[0], "127.0.0.1", service[1])
+    return optuna.storages.RDBStorage(service[2])
+
+
 @pytest.mark.parametrize("dialect", list(_RDB_URLS))
 def test_set_attrs_on_an_rdb_is_one_upsert_per_table(dialect: str, tmp_path: Any) -> None:
     """One trial look-up and one multi-row upsert per attr table; existing keys overwritten.
@@ -283,13 +292,7 @@ def test_set_attrs_on_an_rdb_is_one_upsert_per_table(dialect: str, tmp_path: Any
     """
     import sqlalchemy
 
-    service = _RDB_URLS[dialect]
-    if service is None:
-        url = f"sqlite:///{tmp_path}/u.db"
-    else:
-        require_service(service[0], "127.0.0.1", service[1])
-        url = service[2]
-    storage = optuna.storages.RDBStorage(url)
+    storage = _rdb_storage(dialect, tmp_path)
     study = optuna.create_study(storage=storage)
     try:
         trial = study.ask()
@@ -326,13 +329,7 @@ def test_study_user_attrs_are_written_in_one_statement_on_postgresql(
     """All of them, existing keys overwritten; one statement on PostgreSQL (psycopg2)."""
     import sqlalchemy
 
-    service = _RDB_URLS[dialect]
-    if service is None:
-        url = f"sqlite:///{tmp_path}/u.db"
-    else:
-        require_service(service[0], "127.0.0.1", service[1])
-        url = service[2]
-    storage = optuna.storages.RDBStorage(url)
+    storage = _rdb_storage(dialect, tmp_path)
     study = optuna.create_study(storage=storage)
     try:
         study.set_user_attr("a", "old")

@@ -154,17 +154,23 @@ def test_state_is_a_function_of_the_set_of_records() -> None:
     assert a.current_step() == b.current_step()
 
 
-def test_sweep_running_concurrently_keeps_the_step_for_the_next_sweep() -> None:
-    """All 2d points of sweep 1 are running: the next worker gets sweep 2, same step."""
-    d = 2
-    s = PatternStrategy(d, 0, settings=PatternSettings())
-    drive(s, quad, 1)  # the initial centre (trial 0) is finished
+def _ask_first_sweep(s: PatternStrategy, d: int) -> list[Record]:
+    """Ask the 2d points of the first sweep (trials 1..2d), all left running."""
     running = []
     for n in range(1, 1 + 2 * d):
         prop = s.ask(n, trial_rng(0, n))
         rec = Record(n, prop.member, prop.generation, prop.x, info=prop.info, loss=None)
         s.tell(rec)
         running.append(rec)
+    return running
+
+
+def test_sweep_running_concurrently_keeps_the_step_for_the_next_sweep() -> None:
+    """All 2d points of sweep 1 are running: the next worker gets sweep 2, same step."""
+    d = 2
+    s = PatternStrategy(d, 0, settings=PatternSettings())
+    drive(s, quad, 1)  # the initial centre (trial 0) is finished
+    running = _ask_first_sweep(s, d)
     prop = s.ask(1 + 2 * d, trial_rng(0, 1 + 2 * d))
     assert (prop.generation, prop.member) == (2, 0)
     assert prop.info["step"] == 0.5 and prop.info["centre"] == 0  # around the known best
@@ -181,12 +187,7 @@ def test_half_a_sweep_without_improvement_halves_the_step() -> None:
     s = PatternStrategy(d, 0, settings=PatternSettings())
     ((_, first),) = drive(s, quad, 1)  # the initial centre (trial 0) is finished
     assert first.loss is not None
-    running = []
-    for n in range(1, 1 + 2 * d):
-        prop = s.ask(n, trial_rng(0, n))
-        rec = Record(n, prop.member, prop.generation, prop.x, info=prop.info, loss=None)
-        s.tell(rec)
-        running.append(rec)
+    running = _ask_first_sweep(s, d)
     nxt = 1 + 2 * d
 
     def finish(rec: Record, loss: float) -> None:
