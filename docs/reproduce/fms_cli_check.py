@@ -36,7 +36,6 @@ import os
 from pathlib import Path
 import subprocess
 import sys
-import threading
 import time
 from typing import Any
 
@@ -45,7 +44,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fms_scale import _tree_rss
+from fms_scale import PeakRss
 
 
 #: Each data set: R package, item, target, task, columns left out (row numbers, identifiers).
@@ -78,21 +77,11 @@ def timed(cmd: list[str], cwd: Path) -> tuple[int, float, float, str]:
     """Run ``cmd``: its exit code, wall seconds, peak tree RSS in MB and its stderr."""
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=cwd, stderr=subprocess.PIPE, text=True)
-    peak = [0]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.2):
-            peak[0] = max(peak[0], _tree_rss(proc.pid))
-
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    code = proc.wait()
-    done.set()
-    thread.join()
-    return code, time.monotonic() - start, peak[0] / 2**20, err
+    with PeakRss(proc.pid) as peak:
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        code = proc.wait()
+    return code, time.monotonic() - start, peak.mb, err
 
 
 def hgb_defaults(train: Any, test: Any, target: str, task: str) -> Any:

@@ -193,30 +193,47 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
+class PeakRss:
+    """Samples the resident set of a process tree every 0.2 s while it runs (a context
+    manager); ``mb`` is the peak, in MB."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.peak = pid, 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._done.wait(0.2):
+            self.peak = max(self.peak, _tree_rss(self.pid))
+
+    def __enter__(self) -> PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+    @property
+    def mb(self) -> float:
+        return self.peak / 2**20
+
+
 def measure(method: str, name: str, budget: float) -> dict[str, Any]:
     """Run one method in a child process; its result with peak memory."""
     cmd = [sys.executable, __file__, "--child", method, "--data", name, "--budget", str(budget)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    peak = [0]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.2):
-            peak[0] = max(peak[0], _tree_rss(proc.pid))
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage (and its reaped workers')
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    done.set()
-    sampler.join()
+    with PeakRss(proc.pid) as peak:
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+        # This child's own rusage (and its reaped workers').
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
     lines = [line for line in out.splitlines() if line.startswith("{")]
     if proc.returncode != 0 or not lines:
-        return {"failed": f"exit code {proc.returncode}", "peak_rss_mb": round(peak[0] / 2**20)}
+        return {"failed": f"exit code {proc.returncode}", "peak_rss_mb": round(peak.mb)}
     result: dict[str, Any] = json.loads(lines[-1])
-    result["peak_rss_mb"] = round(peak[0] / 2**20)
+    result["peak_rss_mb"] = round(peak.mb)
     result["max_process_rss_mb"] = round(usage.ru_maxrss / 1024)  # KiB on Linux
     return result
 

@@ -13,6 +13,18 @@ import numpy as np
 TARGETS = 10.0 ** np.linspace(2.0, -8.0, 51)
 
 
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend (files only), or an error naming the extra."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError('plots need matplotlib: pip install "optuna-psms[bench]"') from exc
+    return plt
+
+
 def ecdf(traces: Sequence[Sequence[float]], targets: np.ndarray = TARGETS) -> np.ndarray:
     """Fraction of (run, target) pairs reached after each trial (COCO's runtime ECDF)."""
     arr = np.asarray(traces, dtype=float)  # runs x trials
@@ -28,13 +40,7 @@ def write_plots(
     directory: str,
 ) -> list[str]:
     """Write ``ecdf.png`` and ``convergence.png`` into ``directory``; return their paths."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError('plots need matplotlib: pip install "optuna-psms[bench]"') from exc
+    plt = pyplot()
     from optuna_psms.benchmarks._bbob_problem import FUNCTION_NAMES
 
     os.makedirs(directory, exist_ok=True)

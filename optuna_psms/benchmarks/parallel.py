@@ -274,15 +274,10 @@ def write_time_plot(
     one line per sampler and worker count (line style by worker count); return its path."""
     import os
 
+    from optuna_psms.benchmarks._bbob_plots import pyplot
     from optuna_psms.benchmarks._bbob_plots import TARGETS
 
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError('plots need matplotlib: pip install "optuna-psms[bench]"') from exc
+    plt = pyplot()
     os.makedirs(directory, exist_ok=True)
     workers = list(meta["workers_sim"])
     ends = [run["times"][-1] for run in runs if "times" in run]
