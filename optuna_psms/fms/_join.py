@@ -190,12 +190,22 @@ def join(storage: Any, name: str, settings: StudySettings) -> StudySettings:
 
 
 def search_copy(storage: Any, name: str) -> Any:
-    """An in-memory copy of the study: what the saved model keeps as ``study_``."""
+    """An in-memory copy of the study: what the saved model keeps as ``study_``.
+
+    Optuna's "A new study created in memory" line is kept out: the user's study is the one
+    in ``storage``, and a Python caller of ``select_model`` read that line as if the search
+    had not used it.
+    """
     import optuna
 
-    memory = optuna.storages.InMemoryStorage()
-    optuna.copy_study(from_study_name=name, from_storage=storage, to_storage=memory)
-    return optuna.load_study(study_name=name, storage=memory)
+    verbosity = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(max(verbosity, optuna.logging.WARNING))
+    try:
+        memory = optuna.storages.InMemoryStorage()
+        optuna.copy_study(from_study_name=name, from_storage=storage, to_storage=memory)
+        return optuna.load_study(study_name=name, storage=memory)
+    finally:
+        optuna.logging.set_verbosity(verbosity)
 
 
 def continued_note(states: list[Any]) -> str:
